@@ -1,0 +1,178 @@
+"""What happened: the events that :meth:`GameState.apply` returns, for logs and screens.
+
+Only :class:`Drew` carries hidden information (the cards drawn); :func:`redact` removes it
+for everyone but the drawer, so that events can be sent to any player.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TypeAlias
+
+from .cards import Card, Colour
+
+__all__ = [
+    "DealerDrawn",
+    "RoundStarted",
+    "Played",
+    "Drew",
+    "Passed",
+    "Kept",
+    "ColourChosen",
+    "VictimChosen",
+    "JesterChosen",
+    "DirectionChanged",
+    "Skipped",
+    "UnoCalled",
+    "Caught",
+    "Reshuffled",
+    "FanfareSounded",
+    "CrownPassed",
+    "TurnStarted",
+    "RoundEnded",
+    "GameEnded",
+    "Event",
+    "redact",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class DealerDrawn:
+    """The dealer draw of R-SETUP-2: one list of (seat, card) per drawing, ties drawing again."""
+
+    draws: tuple[tuple[tuple[int, Card], ...], ...]
+    dealer: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    round_no: int
+    dealer: int
+    king: int
+    start_card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    seat: int
+    card: Card
+    uno: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Drew:
+    """``seat`` drew ``count`` cards; ``cards`` is ``None`` once redacted for someone else.
+
+    ``reason`` is ``"turn"``, ``"plus"`` (a +1 card) or ``"penalty"`` (caught without UNO).
+    """
+
+    seat: int
+    count: int
+    reason: str
+    cards: tuple[Card, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """``seat`` had to draw but no card was left (R-TURN-4)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ColourChosen:
+    king: int
+    colour: Colour
+
+
+@dataclass(frozen=True, slots=True)
+class VictimChosen:
+    king: int
+    victim: int
+
+
+@dataclass(frozen=True, slots=True)
+class JesterChosen:
+    king: int
+    jester: int
+
+
+@dataclass(frozen=True, slots=True)
+class DirectionChanged:
+    direction: int
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class UnoCalled:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Caught:
+    catcher: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reshuffled:
+    """The discard pile (all but its top) became the draw pile (R-TURN-4)."""
+
+    cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class FanfareSounded:
+    """The scepter sounded; ``landed`` is False while it waits for a decision (R-KING-3)."""
+
+    landed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CrownPassed:
+    old_king: int
+    new_king: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded:
+    winner: int
+    blocked: bool
+    points: int
+    hand_points: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+Event: TypeAlias = (
+    DealerDrawn | RoundStarted | Played | Drew | Passed | Kept | ColourChosen | VictimChosen | JesterChosen
+    | DirectionChanged | Skipped | UnoCalled | Caught | Reshuffled | FanfareSounded | CrownPassed
+    | TurnStarted | RoundEnded | GameEnded
+)
+
+
+def redact(events: list[Event], seat: int | None) -> list[Event]:
+    """The events as ``seat`` may see them (``None``: a spectator): other players' draws lose their cards."""
+    return [
+        replace(event, cards=None) if isinstance(event, Drew) and event.seat != seat else event
+        for event in events
+    ]

@@ -1,0 +1,200 @@
+"""What one player may see (R-DIGITAL-2), and states sampled to agree with it.
+
+An :class:`Observation` holds the observer's own hand and the public facts: the discard
+pile (every card in it was played face up), the active colour, each hand's size, scores,
+King, Jester, direction, whose decision is pending, and whether someone may be caught
+without UNO. It never holds another hand, the draw pile's order, the scepter's schedule,
+or the generator's state.
+
+Search bots use :meth:`Observation.sample_state` (determinization): a full
+:class:`GameState` that agrees with everything the observer knows, with the hidden cards
+dealt at random among the other hands and the draw pile.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import FULL_DECK, Card, Colour
+from .options import GameOptions
+from .state import DRAWN, Decision, GameState, Outcome, Pending, RoundResult
+
+__all__ = ["Observation"]
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One seat's view of a game (``seat`` is ``None`` for a spectator, whose ``hand`` is empty)."""
+
+    seat: int | None
+    options: GameOptions
+    round_no: int
+    dealer: int
+    hand: tuple[Card, ...]
+    discard_pile: tuple[Card, ...]
+    """Bottom to top; everything in it was seen when played."""
+    active_colour: Colour | None
+    draw_pile_size: int
+    hand_sizes: tuple[int, ...]
+    scores: tuple[int, ...]
+    king: int
+    jester: int | None
+    direction: int
+    current: int
+    pending: Pending
+    drawn: Card | None
+    """The card the observer just drew, while they decide to play or keep it."""
+    resolving: int
+    """Whose card's colour or victim the King is choosing (-1: the start card)."""
+    jester_for_setup: bool
+    uno_seat: int | None
+    """A player who may be caught without UNO now (R-UNO-2)."""
+    fanfare_queued: bool
+    """The fanfare has sounded (everyone heard it) and waits for a decision to be settled."""
+    scepter_running: bool
+    turns_since_scepter: int
+    passes: int
+    last_round: RoundResult | None
+    outcome: Outcome | None
+
+    @classmethod
+    def of(cls, state: GameState, seat: int | None) -> Observation:
+        """The view of ``state`` from ``seat``."""
+        if seat is not None and not 0 <= seat < state.players:
+            raise ValueError(f"there is no seat {seat} at a table of {state.players}")
+        own = seat is not None and state.decision is DRAWN and state.decider == seat
+        return cls(
+            seat=seat,
+            options=state.options,
+            round_no=state.round_no,
+            dealer=state.dealer,
+            hand=tuple(state.hands[seat]) if seat is not None else (),
+            discard_pile=tuple(state.discard),
+            active_colour=state.active_colour,
+            draw_pile_size=len(state.draw_pile),
+            hand_sizes=tuple(len(hand) for hand in state.hands),
+            scores=tuple(state.scores),
+            king=state.king,
+            jester=state.jester,
+            direction=state.direction,
+            current=state.current,
+            pending=state.pending,
+            drawn=state.drawn if own else None,
+            resolving=state.resolving,
+            jester_for_setup=state.jester_for_setup,
+            uno_seat=state.uno_seat,
+            fanfare_queued=state.fanfare_queued,
+            scepter_running=state.scepter_running,
+            turns_since_scepter=state.turns_since_scepter,
+            passes=state.passes,
+            last_round=state.last_round,
+            outcome=state.result,
+        )
+
+    @property
+    def players(self) -> int:
+        return self.options.players
+
+    @property
+    def top(self) -> Card:
+        return self.discard_pile[-1]
+
+    def unseen_cards(self) -> list[Card]:
+        """The cards the observer cannot place: the deck less their hand and the discard pile."""
+        unseen = Counter(FULL_DECK)
+        unseen.subtract(self.hand)
+        unseen.subtract(self.discard_pile)
+        return sorted(unseen.elements())
+
+    def sample_state(self, rng: random.Random) -> GameState:
+        """A full state that agrees with this observation, hidden cards dealt at random by ``rng``.
+
+        Other hands get the right number of unseen cards, the rest form the draw pile in a
+        random order, the scepter's remaining turns are drawn among those still possible, and
+        the new state's own generator is seeded from ``rng``.
+        """
+        pool = self.unseen_cards()
+        rng.shuffle(pool)
+        state = object.__new__(GameState)
+        state.options = self.options
+        n = state.players = self.options.players
+        hands: list[list[Card]] = []
+        for seat in range(n):
+            if seat == self.seat:
+                hands.append(list(self.hand))
+            else:
+                size = self.hand_sizes[seat]
+                hands.append(pool[:size])
+                del pool[:size]
+        state.hands = hands
+        state.draw_pile = pool
+        state.discard = list(self.discard_pile)
+        state.active_colour = self.active_colour
+        state.direction = self.direction
+        state.king = self.king
+        state.jester = self.jester
+        state.dealer = self.dealer
+        state.current = self.current
+        state.decision = self.pending.kind
+        state.decider = self.pending.seat
+        if self.pending.kind is Decision.DRAWN:
+            drawer = self.pending.seat
+            assert drawer is not None
+            # The drawn card is the last one its drawer received.
+            state.drawn = self.drawn if drawer == self.seat else hands[drawer][-1]
+        else:
+            state.drawn = None
+        state.resolving = self.resolving
+        state.jester_for_setup = self.jester_for_setup
+        state.uno_seat = self.uno_seat
+        state.fanfare_queued = self.fanfare_queued
+        state.scepter_running = self.scepter_running
+        state.turns_since_scepter = self.turns_since_scepter
+        turns = self.options.scepter_turns
+        if turns is not None and self.scepter_running and not self.fanfare_queued:
+            low, high = turns
+            total = rng.randint(max(low, self.turns_since_scepter + 1), high)
+            state.scepter_left = total - self.turns_since_scepter
+        else:
+            state.scepter_left = None
+        state.passes = self.passes
+        state.scores = list(self.scores)
+        state.round_no = self.round_no
+        state.last_round = self.last_round
+        state.result = self.outcome
+        state.rng = rng.getrandbits(64)
+        state._events = None
+        return state
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict in card notation, for clients and logs."""
+        return {
+            "seat": self.seat,
+            "options": self.options.to_json(),
+            "round_no": self.round_no,
+            "dealer": self.dealer,
+            "hand": [str(card) for card in self.hand],
+            "discard_pile": [str(card) for card in self.discard_pile],
+            "top": str(self.top),
+            "active_colour": self.active_colour.letter if self.active_colour is not None else None,
+            "draw_pile_size": self.draw_pile_size,
+            "hand_sizes": list(self.hand_sizes),
+            "scores": list(self.scores),
+            "king": self.king,
+            "jester": self.jester,
+            "direction": self.direction,
+            "current": self.current,
+            "pending": {"kind": self.pending.kind.name.lower(), "seat": self.pending.seat},
+            "drawn": str(self.drawn) if self.drawn is not None else None,
+            "resolving": self.resolving,
+            "uno_seat": self.uno_seat,
+            "fanfare_queued": self.fanfare_queued,
+            "scepter_running": self.scepter_running,
+            "turns_since_scepter": self.turns_since_scepter,
+            "passes": self.passes,
+            "last_round": self.last_round.to_json() if self.last_round else None,
+            "outcome": self.outcome.to_json() if self.outcome else None,
+        }

@@ -106,7 +106,9 @@ def play_game(
     return log
 
 
-def _apply_checked(apply: Callable[[int | None, AnyAction], object], agent: Agent, seat: int, action: AnyAction) -> None:
+def _apply_checked(
+    apply: Callable[[int | None, AnyAction], object], agent: Agent, seat: int, action: AnyAction
+) -> None:
     try:
         apply(seat, action)
     except IllegalActionError as error:

@@ -1,0 +1,247 @@
+"""The ``royal-revenge`` command.
+
+Every sub-command has ``--help``; bad input ends with a one-line error and exit status 2,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .engine import (
+    Game,
+    GameOptions,
+    GameRecord,
+    RoyalRevengeError,
+    Scoring,
+    events,
+    state_digest,
+)
+from .engine.actions import Move
+from .engine.events import Event
+
+__all__ = ["main", "cli"]
+
+
+def _parse_scepter(value: str) -> tuple[int, int] | None:
+    if value.lower() in ("off", "none", "0"):
+        return None
+    low, sep, high = value.partition("-")
+    try:
+        return (int(low), int(high)) if sep else (int(low), int(low))
+    except ValueError:
+        raise click.BadParameter(f"expected LOW-HIGH turns (e.g. 9-15) or 'off', not {value!r}") from None
+
+
+def _options(players: int, target: int, scoring: str, single_round: bool, reverse_skips: bool, scepter: str) -> GameOptions:
+    try:
+        return GameOptions(
+            players=players,
+            target_score=target,
+            scoring=Scoring(scoring),
+            single_round=single_round,
+            two_player_reverse_skips=reverse_skips,
+            scepter_turns=_parse_scepter(scepter),
+        )
+    except RoyalRevengeError as error:
+        raise click.UsageError(str(error)) from None
+
+
+def rule_options(func: click.decorators.FC) -> click.decorators.FC:
+    """The rule options of RULES.md as command-line flags (shared by every command that starts games)."""
+    decorators = [
+        click.option("--players", "-p", type=click.IntRange(2, 6), default=4, show_default=True,
+                     help="Players at the table (R-SETUP-1)."),
+        click.option("--target", type=click.IntRange(min=1), default=500, show_default=True,
+                     help="Points that win the game (R-SCORE-5)."),
+        click.option("--scoring", type=click.Choice([s.value for s in Scoring]), default=Scoring.STANDARD.value,
+                     show_default=True, help="Standard or lowest-tally scoring (R-SCORE-4)."),
+        click.option("--single-round", is_flag=True, help="Play one round per game (R-SCORE-5)."),
+        click.option("--reverse-skips", is_flag=True, help="With 2 players a Reverse acts as a Skip (R-ACT-REV)."),
+        click.option("--scepter", default="9-15", show_default=True, metavar="LOW-HIGH|off",
+                     help="Turn-counted scepter: fanfare after LOW to HIGH turns, or 'off' (R-KING-1)."),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="royal-revenge")
+def cli() -> None:
+    """UNO Royal Revenge: the rules engine, bots and tables."""
+
+
+@cli.command()
+@rule_options
+@click.option("--games", "-n", type=click.IntRange(min=1), default=10, show_default=True, help="Games to play.")
+@click.option("--seed", "-s", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of the first game; game i uses seed+i.")
+@click.option("--bots", default="random", show_default=True, metavar="NAME[,NAME...]",
+              help="Bot for each seat (one name for all, or one per seat).")
+@click.option("--save", type=click.Path(dir_okay=False, writable=True, path_type=Path),
+              help="Write the last game's record (JSON) to this file.")
+def selfplay(
+    players: int, target: int, scoring: str, single_round: bool, reverse_skips: bool, scepter: str,
+    games: int, seed: int, bots: str, save: Path | None,
+) -> None:
+    """Play GAMES games between bots and print a summary of the results."""
+    from .bots.registry import BotConfigError, make_agent  # the registry pulls in the search bot
+
+    options = _options(players, target, scoring, single_round, reverse_skips, scepter)
+    names = [name.strip() for name in bots.split(",")]
+    if len(names) == 1:
+        names *= players
+    if len(names) != players:
+        raise click.UsageError(f"--bots names {len(names)} bots for {players} seats")
+    from .sim import play_game
+
+    wins = [0] * players
+    round_wins = [0] * players
+    points = [0] * players
+    rounds = blocked = steps = 0
+    game_rounds = []
+    started = time.perf_counter()
+    record: GameRecord | None = None
+    for index in range(games):
+        game_seed = seed + index
+        try:
+            agents = [make_agent(name, seed=game_seed * 10 + seat) for seat, name in enumerate(names)]
+        except BotConfigError as error:
+            raise click.UsageError(str(error)) from None
+        game = Game.new(options, game_seed)
+        log = play_game(game, agents)
+        record = log.record
+        outcome = game.state.outcome()
+        assert outcome is not None
+        for winner in outcome.winners:
+            wins[winner] += 1
+        for result in log.rounds:
+            round_wins[result.winner] += 1
+            points[result.winner] += result.points
+            blocked += result.blocked
+        rounds += len(log.rounds)
+        game_rounds.append(len(log.rounds))
+        steps += log.steps
+    elapsed = time.perf_counter() - started
+
+    click.echo(f"{games} games of {players} players ({', '.join(names)}), seeds {seed}..{seed + games - 1}, "
+               f"{options.scoring.value} scoring to {options.target_score}"
+               + (", single rounds" if options.single_round else ""))
+    click.echo(f"{rounds} rounds ({blocked} blocked), {statistics.mean(game_rounds):.1f} rounds per game, "
+               f"{steps} decisions, {elapsed:.2f} s ({steps / elapsed:,.0f} decisions/s)")
+    click.echo("")
+    click.echo(f"{'seat':>4}  {'bot':<10} {'game wins':>9} {'round wins':>10} {'points won':>10}")
+    for seat in range(players):
+        click.echo(f"{seat:>4}  {names[seat]:<10} {wins[seat]:>9} {round_wins[seat]:>10} {points[seat]:>10}")
+    if save is not None and record is not None:
+        try:
+            save.write_text(record.dumps() + "\n")
+        except OSError as error:
+            raise click.UsageError(f"cannot write {save}: {error.strerror}") from None
+        click.echo(f"\nlast game's record written to {save}")
+
+
+def describe(event: Event) -> str | None:
+    """A few plain words for the events worth a line in a printed game."""
+    if isinstance(event, events.Drew) and event.reason != "turn":
+        cards = " ".join(str(c) for c in event.cards or ())
+        why = "for the +1" if event.reason == "plus" else "as the UNO penalty"
+        return f"seat {event.seat} draws {event.count} {why}" + (f" ({cards})" if cards else "")
+    if isinstance(event, events.Drew):
+        return f"seat {event.seat} draws {' '.join(str(c) for c in event.cards or ())}"
+    if isinstance(event, events.Passed):
+        return f"seat {event.seat} has nothing to draw and passes"
+    if isinstance(event, events.Reshuffled):
+        return f"the discards are shuffled into a new draw pile of {event.cards}"
+    if isinstance(event, events.FanfareSounded):
+        return "FANFARE!" + ("" if event.landed else " (it waits for the pending decision)")
+    if isinstance(event, events.CrownPassed):
+        return f"the Crown passes from seat {event.old_king} to seat {event.new_king}"
+    if isinstance(event, events.RoundEnded):
+        how = "the round is blocked; " if event.blocked else ""
+        return f"{how}seat {event.winner} wins the round for {event.points} points; scores {list(event.scores)}"
+    if isinstance(event, events.GameEnded):
+        return f"game over: winner(s) {', '.join(map(str, event.winners))}; scores {list(event.scores)}"
+    if isinstance(event, events.RoundStarted):
+        return (f"round {event.round_no}: seat {event.dealer} deals, seat {event.king} is King, "
+                f"start card {event.start_card}")
+    return None
+
+
+@cli.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--quiet", "-q", is_flag=True, help="Only verify; print the result line.")
+def replay(file: Path, quiet: bool) -> None:
+    """Replay and verify a game record, printing the game in notation."""
+    try:
+        text = file.read_text()
+    except OSError as error:
+        raise click.UsageError(f"cannot read {file}: {error.strerror}") from None
+    try:
+        record = GameRecord.loads(text)
+    except RoyalRevengeError as error:
+        raise click.UsageError(f"{file}: {error}") from None
+
+    def show(index: int, move: Move, happened: Sequence[Event]) -> None:
+        if quiet:
+            return
+        notes = [line for line in map(describe, happened) if line]
+        click.echo(f"{index + 1:>5}. {move!s:<14}" + ("  " + "; ".join(notes) if notes else ""))
+
+    if not quiet:
+        opts = record.options
+        click.echo(f"{opts.players} players, seed {record.seed}, {opts.scoring.value} scoring to {opts.target_score}")
+        setup: list[Event] = []
+        Game.new(opts, record.seed, ages=record.ages, first_king=record.first_king, events=setup)
+        for line in map(describe, setup):
+            if line:
+                click.echo(f"       {line}")
+    try:
+        state = record.replay(on_move=show)
+    except RoyalRevengeError as error:
+        raise click.UsageError(f"{file}: {error}") from None
+    verdict = "verified: the replay reaches the recorded final state" if record.final_digest else (
+        "replayed (the record holds no final digest to verify against)")
+    click.echo(f"{len(record.moves)} moves; {verdict} (sha256 {state_digest(state)[:16]}...)")
+    outcome = state.outcome()
+    if outcome is not None:
+        click.echo(f"winner(s): {', '.join(f'seat {w}' for w in outcome.winners)}; scores {list(outcome.scores)}")
+
+
+@cli.command(name="state")
+@click.argument("file", type=click.Path(path_type=Path))
+def show_state(file: Path) -> None:
+    """Replay a record and print its final state as versioned JSON (hidden cards included)."""
+    from .engine import state_to_json
+
+    try:
+        state = GameRecord.loads(file.read_text()).replay()
+    except OSError as error:
+        raise click.UsageError(f"cannot read {file}: {error.strerror}") from None
+    except RoyalRevengeError as error:
+        raise click.UsageError(f"{file}: {error}") from None
+    click.echo(json.dumps(state_to_json(state), indent=1))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``royal-revenge`` script; returns the exit status."""
+    try:
+        cli.main(args=list(argv) if argv is not None else None, prog_name="royal-revenge", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 130
+    except click.ClickException as error:
+        error.show()
+        return error.exit_code
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        return 130
+    return 0

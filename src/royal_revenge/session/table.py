@@ -1,0 +1,647 @@
+"""A real-time table: seats, the scepter's clock, decision clocks and bot takeover.
+
+A :class:`Table` owns one engine :class:`~royal_revenge.engine.Game` and everything about
+playing it live that the rules do not know: who sits where, who is host, when the scepter
+sounds (a random delay, hidden from everyone), how long a decision may take, when a bot
+plays, and when the next round is dealt.
+
+The table never reads a clock. Every method that can change something takes ``now``
+(seconds, any epoch) and the owner calls :meth:`Table.tick` at :meth:`Table.next_deadline`;
+tests move time by hand. The table does no I/O either: the server persists what
+:meth:`Table.to_json` and :attr:`Table.moves` hold and sends what :meth:`Table.view` returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import secrets
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
+from typing import Any, Final
+
+from ..bots.base import Agent
+from ..engine import (
+    FANFARE,
+    NEXT_ROUND,
+    Action,
+    AnyAction,
+    Catch,
+    Decision,
+    Game,
+    GameOptions,
+    GameRecord,
+    IllegalActionError,
+    Move,
+    RoyalRevengeError,
+    Scoring,
+)
+from ..engine import events as ev
+from ..narration import describe_event
+
+__all__ = ["BOT_LEVELS", "Phase", "SeatKind", "Seat", "TableError", "TableSettings", "Table", "LoggedMove"]
+
+BOT_LEVELS: Final = ("easy", "normal", "hard")
+_LOG_SIZE: Final = 60
+_RECENT_IDS: Final = 64
+
+
+class TableError(ValueError):
+    """A request the table refuses; ``code`` is a short machine-readable reason."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message)
+
+
+class Phase(StrEnum):
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+class SeatKind(StrEnum):
+    OPEN = "open"
+    HUMAN = "human"
+    BOT = "bot"
+
+
+def _hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    """Everything chosen when a table is opened; validated with messages that name the limits."""
+
+    players: int = 4
+    target_score: int = 500
+    scoring: str = Scoring.STANDARD.value
+    single_round: bool = False
+    two_player_reverse_skips: bool = False
+    turn_seconds: float = 30.0
+    """Time for one decision (R-DIGITAL-3), the King's choices included."""
+    scepter_min_seconds: float = 45.0
+    scepter_max_seconds: float = 75.0
+    bot_delay_seconds: float = 1.2
+    """How long a bot waits before acting, so people can follow."""
+    next_round_seconds: float = 12.0
+    grace_seconds: float = 30.0
+    """How long a disconnected player's seat waits before a bot takes over."""
+    max_timeouts: int = 2
+    """Consecutive timed-out decisions after which a bot plays the seat until the player acts again."""
+
+    def __post_init__(self) -> None:
+        def number(name: str, low: float, high: float) -> None:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise TableError("bad_settings", f"{name} must be a number from {low:g} to {high:g}, not {value!r}")
+
+        self.options()  # the engine validates the rule options
+        number("turn_seconds", 3, 600)
+        number("scepter_min_seconds", 5, 3600)
+        number("scepter_max_seconds", 5, 3600)
+        if self.scepter_max_seconds < self.scepter_min_seconds:
+            raise TableError("bad_settings", "scepter_max_seconds must not be below scepter_min_seconds")
+        number("bot_delay_seconds", 0, 30)
+        number("next_round_seconds", 0, 600)
+        number("grace_seconds", 0, 3600)
+        number("max_timeouts", 1, 100)
+
+    def options(self) -> GameOptions:
+        """The engine options: the scepter is this table's clock, so the turn schedule is off."""
+        try:
+            return GameOptions(
+                players=self.players,
+                target_score=self.target_score,
+                scoring=Scoring(self.scoring) if self.scoring in {s.value for s in Scoring} else self.scoring,  # type: ignore[arg-type]
+                single_round=self.single_round,
+                two_player_reverse_skips=self.two_player_reverse_skips,
+                scepter_turns=None,
+            )
+        except RoyalRevengeError as error:
+            raise TableError("bad_settings", str(error)) from None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: object) -> TableSettings:
+        if not isinstance(data, dict):
+            raise TableError("bad_settings", "settings must be a JSON object")
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise TableError("bad_settings", f"unknown settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        try:
+            return cls(**data)
+        except TypeError as error:
+            raise TableError("bad_settings", str(error)) from None
+
+
+@dataclass(slots=True)
+class Seat:
+    """One seat: open, a person (known by a secret token) or a bot of a level."""
+
+    kind: SeatKind = SeatKind.OPEN
+    name: str = ""
+    age: int | None = None
+    level: str | None = None
+    token_hash: str | None = None
+    connected: bool = False
+    disconnected_at: float | None = None
+    timeouts: int = 0
+    autopilot: bool = False
+    """A bot is playing this person's seat until they act again (timeouts or a long disconnect)."""
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "name": self.name,
+            "level": self.level,
+            "connected": self.connected if self.kind is SeatKind.HUMAN else None,
+            "autopilot": self.autopilot,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["kind"] = self.kind.value
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Seat:
+        seat = cls(**data)
+        seat.kind = SeatKind(seat.kind)
+        return seat
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedMove:
+    """An accepted move as it is persisted: the move, who caused it, the client's id, when."""
+
+    move: str
+    by: str
+    """``player``, ``bot``, ``timeout`` or ``table``."""
+    client_id: str | None
+    at: float
+
+
+AgentFactory = Callable[[str, int], Agent]
+
+
+def _default_agent_factory(level: str, seed: int) -> Agent:
+    from ..bots.registry import make_agent
+
+    return make_agent(level, seed=seed)
+
+
+@dataclass(slots=True)
+class _Deadlines:
+    scepter: float | None = None
+    decision: float | None = None
+    bot: float | None = None
+    catch: float | None = None
+    next_round: float | None = None
+
+
+class Table:
+    """One live table. Create with :meth:`open`, restore with :meth:`from_json`."""
+
+    def __init__(self, code: str, settings: TableSettings, *, seed: int, agent_factory: AgentFactory | None = None):
+        self.code = code
+        self.settings = settings
+        self.seats = [Seat() for _ in range(settings.players)]
+        self.host: int | None = None
+        self.phase = Phase.LOBBY
+        self.seed = seed
+        self.game_no = 0
+        self.game: Game | None = None
+        self.moves: list[LoggedMove] = []
+        self.version = 0
+        self.deadlines = _Deadlines()
+        self.log: deque[tuple[int, ev.Event]] = deque(maxlen=_LOG_SIZE)
+        self._rng = random.Random(seed)
+        self._agent_factory = agent_factory or _default_agent_factory
+        self._agents: dict[tuple[int, str], Agent] = {}
+        self._recent: dict[int, deque[tuple[str, int]]] = {}
+        self._event_no = 0
+        self._on_move: list[Callable[[LoggedMove], None]] = []
+
+    # ------------------------------------------------------------------ lobby
+
+    @classmethod
+    def open(cls, settings: TableSettings, *, code: str | None = None, seed: int | None = None,
+             agent_factory: AgentFactory | None = None) -> Table:
+        return cls(code or new_code(), settings, seed=secrets.randbits(63) if seed is None else seed,
+                   agent_factory=agent_factory)
+
+    def join(self, name: str, age: int | None, now: float) -> tuple[int, str]:
+        """Take the first open seat; returns the seat and its secret token. The first person becomes host."""
+        name = _clean_name(name)
+        if age is not None and (isinstance(age, bool) or not isinstance(age, int) or not 0 <= age <= 150):
+            raise TableError("bad_request", "age must be a whole number from 0 to 150, or left out")
+        if self.phase is not Phase.LOBBY:
+            raise TableError("wrong_phase", "the game has started; watch as a spectator")
+        open_seats = [i for i, seat in enumerate(self.seats) if seat.kind is SeatKind.OPEN]
+        if not open_seats:
+            raise TableError("table_full", f"all {len(self.seats)} seats are taken")
+        index = open_seats[0]
+        token = secrets.token_urlsafe(24)
+        self.seats[index] = Seat(SeatKind.HUMAN, name, age, token_hash=_hash_token(token))
+        if self.host is None:
+            self.host = index
+        self._changed()
+        return index, token
+
+    def seat_of(self, token: str | None) -> int:
+        """The seat a token holds; refuses unknown or revoked tokens."""
+        if token:
+            digest = _hash_token(token)
+            for index, seat in enumerate(self.seats):
+                if seat.kind is SeatKind.HUMAN and seat.token_hash is not None and secrets.compare_digest(
+                    seat.token_hash, digest
+                ):
+                    return index
+        raise TableError("bad_token", "this seat token is not valid at this table")
+
+    def _host_check(self, token: str | None) -> int:
+        seat = self.seat_of(token)
+        if seat != self.host:
+            raise TableError("not_host", "only the host may do that")
+        return seat
+
+    def add_bot(self, token: str | None, level: str, now: float) -> int:
+        self._host_check(token)
+        if level not in BOT_LEVELS:
+            raise TableError("bad_request", f"bot level must be one of {', '.join(BOT_LEVELS)}, not {level!r}")
+        if self.phase is not Phase.LOBBY:
+            raise TableError("wrong_phase", "bots are added before the game starts")
+        open_seats = [i for i, seat in enumerate(self.seats) if seat.kind is SeatKind.OPEN]
+        if not open_seats:
+            raise TableError("table_full", f"all {len(self.seats)} seats are taken")
+        index = open_seats[0]
+        self.seats[index] = Seat(SeatKind.BOT, f"{level.capitalize()} bot {index + 1}", level=level)
+        self._changed()
+        return index
+
+    def remove(self, token: str | None, seat: int, now: float) -> None:
+        """Host: remove a bot, or kick a person (their token stops working). In play a bot takes the seat."""
+        host = self._host_check(token)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+            raise TableError("bad_request", f"there is no seat {seat!r}")
+        if seat == host:
+            raise TableError("bad_request", "the host cannot remove themselves")
+        current = self.seats[seat]
+        if current.kind is SeatKind.OPEN:
+            raise TableError("bad_request", f"seat {seat} is already open")
+        if self.phase is Phase.LOBBY:
+            self.seats[seat] = Seat()
+        else:
+            # A game needs every seat: a bot takes over the kicked player's cards.
+            self.seats[seat] = Seat(SeatKind.BOT, f"Normal bot {seat + 1}", level="normal")
+        self._changed()
+        self._schedule(now)
+
+    def start(self, token: str | None, now: float) -> None:
+        self._host_check(token)
+        if self.phase is not Phase.LOBBY:
+            raise TableError("wrong_phase", "the game has already started")
+        if any(seat.kind is SeatKind.OPEN for seat in self.seats):
+            raise TableError("seats_open", "fill every seat with a player or a bot first")
+        self._new_game(now)
+
+    def rematch(self, token: str | None, now: float) -> None:
+        self._host_check(token)
+        if self.phase is not Phase.FINISHED:
+            raise TableError("wrong_phase", "a rematch follows a finished game")
+        self._new_game(now)
+
+    def _new_game(self, now: float) -> None:
+        self.game_no += 1
+        self.moves = []
+        self._recent.clear()
+        self.log.clear()
+        game_seed = self._game_seed()
+        ages = [seat.age if seat.kind is SeatKind.HUMAN else None for seat in self.seats]
+        setup: list[ev.Event] = []
+        self.game = Game.new(self.settings.options(), game_seed, ages=ages, events=setup)
+        self.phase = Phase.PLAYING
+        self._record_events(setup)
+        self._changed()
+        self._schedule(now)
+
+    def _game_seed(self) -> int:
+        return random.Random(f"{self.seed}/{self.game_no}").getrandbits(63)
+
+    # ------------------------------------------------------------------ connections
+
+    def set_connected(self, seat: int, connected: bool, now: float) -> None:
+        """The server reports a seat's connection; a returning player takes their seat back."""
+        player = self.seats[seat]
+        if player.kind is not SeatKind.HUMAN or player.connected == connected:
+            return
+        player.connected = connected
+        player.disconnected_at = None if connected else now
+        if connected and player.autopilot:
+            player.autopilot = False
+            player.timeouts = 0
+        self._changed()
+        self._schedule(now)
+
+    # ------------------------------------------------------------------ playing
+
+    def act(self, token: str | None, action: AnyAction | dict[str, Any] | str, now: float,
+            client_id: str | None = None) -> int:
+        """A person's action. Returns the version after it; a repeated ``client_id`` is not applied twice."""
+        seat = self.seat_of(token)
+        if client_id is not None:
+            for seen, version in self._recent.get(seat, ()):
+                if seen == client_id:
+                    return version
+        if self.phase is not Phase.PLAYING or self.game is None:
+            raise TableError("wrong_phase", "no game is being played")
+        try:
+            parsed = Action.parse(action) if isinstance(action, str) else (
+                Action.from_json(action) if isinstance(action, dict) else action)
+        except RoyalRevengeError as error:
+            raise TableError("bad_action", str(error)) from None
+        player = self.seats[seat]
+        self._apply(seat, parsed, "player", client_id, now)
+        player.timeouts = 0
+        player.autopilot = False
+        if client_id is not None:
+            self._recent.setdefault(seat, deque(maxlen=_RECENT_IDS)).append((client_id, self.version))
+        self._schedule(now)
+        return self.version
+
+    def _apply(self, seat: int | None, action: AnyAction, by: str, client_id: str | None, now: float) -> None:
+        assert self.game is not None
+        try:
+            happened = self.game.apply(seat, action)
+        except IllegalActionError as error:
+            raise TableError("illegal", str(error)) from None
+        logged = LoggedMove(str(Move(seat, action)), by, client_id, now)
+        self.moves.append(logged)
+        for listener in self._on_move:
+            listener(logged)
+        self._record_events(happened)
+        for event in happened:
+            if isinstance(event, ev.JesterChosen):
+                low, high = self.settings.scepter_min_seconds, self.settings.scepter_max_seconds
+                self.deadlines.scepter = now + self._rng.uniform(low, high)
+            elif isinstance(event, (ev.CrownPassed, ev.RoundEnded)):
+                self.deadlines.scepter = None
+        if self.game.state.is_over():
+            self.phase = Phase.FINISHED
+        self._changed()
+
+    def _record_events(self, happened: list[ev.Event]) -> None:
+        for event in happened:
+            self._event_no += 1
+            self.log.append((self._event_no, event))
+
+    def _changed(self) -> None:
+        self.version += 1
+
+    def _agent(self, seat: int, level: str) -> Agent:
+        key = (seat, level)
+        agent = self._agents.get(key)
+        if agent is None:
+            agent = self._agent_factory(level, self._rng.getrandbits(32))
+            self._agents[key] = agent
+        return agent
+
+    def _bot_level(self, seat: int) -> str | None:
+        """The level of the bot that plays ``seat`` now, or ``None`` when a person plays it."""
+        player = self.seats[seat]
+        if player.kind is SeatKind.BOT:
+            return player.level or "normal"
+        return "normal" if player.autopilot else None
+
+    def _schedule(self, now: float) -> None:
+        """Work out the clocks after any change."""
+        d = self.deadlines
+        d.decision = d.bot = d.catch = d.next_round = None
+        if self.game is None or self.phase is not Phase.PLAYING:
+            d.scepter = None
+            return
+        state = self.game.state
+        if state.decision is Decision.ROUND_OVER:
+            d.next_round = now + self.settings.next_round_seconds
+            return
+        decider = state.decider
+        assert decider is not None
+        if self._bot_level(decider) is not None:
+            d.bot = now + self.settings.bot_delay_seconds
+        else:
+            d.decision = now + self.settings.turn_seconds
+        if state.uno_seat is not None and any(
+            self._bot_level(seat) is not None for seat in range(state.players) if seat != decider
+        ):
+            d.catch = now + max(self.settings.bot_delay_seconds, 0.5) * 1.5
+        for seat, player in enumerate(self.seats):
+            if (player.kind is SeatKind.HUMAN and not player.connected and not player.autopilot
+                    and player.disconnected_at is not None):
+                grace_end = player.disconnected_at + self.settings.grace_seconds
+                if d.decision is not None and seat == decider:
+                    d.decision = min(d.decision, max(grace_end, now))
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`tick` next has something to do (``None``: nothing until someone acts)."""
+        d = self.deadlines
+        times = [t for t in (d.scepter, d.decision, d.bot, d.catch, d.next_round) if t is not None]
+        return min(times) if times else None
+
+    def tick(self, now: float) -> bool:
+        """Do whatever is due at ``now``: the fanfare, a timed-out decision, a bot's move, a deal.
+
+        Returns whether anything changed.
+        """
+        changed = False
+        for _ in range(100):  # each pass handles the earliest due item; a bound against loops
+            if self.game is None or self.phase is not Phase.PLAYING:
+                break
+            d = self.deadlines
+            state = self.game.state
+            due = [(t, name) for name, t in (("scepter", d.scepter), ("next_round", d.next_round),
+                                             ("catch", d.catch), ("decision", d.decision), ("bot", d.bot))
+                   if t is not None and t <= now]
+            if not due:
+                break
+            _, name = min(due)
+            changed = True
+            if name == "scepter":
+                d.scepter = None
+                if FANFARE in state.legal_actions(None):
+                    self._apply(None, FANFARE, "table", None, now)
+            elif name == "next_round":
+                self._apply(None, NEXT_ROUND, "table", None, now)
+            elif name == "catch":
+                d.catch = None
+                self._bots_catch(now)
+                continue  # the other clocks are unchanged by a pass
+            else:
+                decider = state.decider
+                assert decider is not None
+                level = self._bot_level(decider) or "normal"
+                if name == "decision":
+                    player = self.seats[decider]
+                    player.timeouts += 1
+                    gone = not player.connected and player.disconnected_at is not None and (
+                        now - player.disconnected_at >= self.settings.grace_seconds)
+                    if player.timeouts >= self.settings.max_timeouts or gone:
+                        player.autopilot = True
+                self._bot_move(decider, level, "timeout" if name == "decision" else "bot", now)
+            self._schedule(now)
+        return changed
+
+    def _bot_move(self, seat: int, level: str, by: str, now: float) -> None:
+        assert self.game is not None
+        state = self.game.state
+        legal = state.legal_actions(seat)
+        action = self._agent(seat, level).act(state.observe(seat), legal)
+        if action is None or action not in legal:
+            action = legal[0]  # a bot must never stall the table
+        self._apply(seat, action, by, None, now)
+
+    def _bots_catch(self, now: float) -> None:
+        assert self.game is not None
+        state = self.game.state
+        target = state.uno_seat
+        if target is None:
+            return
+        for offset in range(1, state.players):
+            seat = (target + offset) % state.players
+            level = self._bot_level(seat)
+            if level is None or seat == state.decider:
+                continue
+            legal = state.legal_actions(seat)
+            if not any(isinstance(action, Catch) for action in legal):
+                return
+            choice = self._agent(seat, level).act(state.observe(seat), legal)
+            if isinstance(choice, Catch):
+                self._apply(seat, choice, "bot", None, now)
+                return
+
+    # ------------------------------------------------------------------ views
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (``None``: a spectator) is shown: never another hand, never the scepter's time."""
+        data: dict[str, Any] = {
+            "code": self.code,
+            "version": self.version,
+            "phase": self.phase.value,
+            "you": seat,
+            "host": self.host,
+            "settings": self.settings.to_json(),
+            "seats": [player.public() for player in self.seats],
+            "game_no": self.game_no,
+        }
+        if self.game is None:
+            return data
+        state = self.game.state
+        observation = state.observe(seat)
+        data["game"] = observation.to_json()
+        data["legal"] = [action.to_json() for action in state.legal_actions(seat)] if seat is not None else []
+        data["decision_deadline"] = self.deadlines.decision
+        data["log"] = [
+            {"n": number, "text": text}
+            for number, event in self.log
+            if (text := describe_event(ev.redact([event], seat)[0], self._name)) is not None
+        ]
+        return data
+
+    def _name(self, seat: int) -> str:
+        return self.seats[seat].name or f"Seat {seat + 1}"
+
+    def record(self) -> GameRecord:
+        if self.game is None:
+            raise TableError("wrong_phase", "no game has been played at this table")
+        return self.game.record()
+
+    # ------------------------------------------------------------------ persistence
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything but the moves (persisted one by one) needed to restore this table."""
+        return {
+            "code": self.code,
+            "settings": self.settings.to_json(),
+            "seats": [seat.to_json() for seat in self.seats],
+            "host": self.host,
+            "phase": self.phase.value,
+            "seed": self.seed,
+            "game_no": self.game_no,
+            "version": self.version,
+            "deadlines": asdict(self.deadlines),
+            "rng": _rng_state(self._rng),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], moves: list[LoggedMove], now: float,
+                  agent_factory: AgentFactory | None = None) -> Table:
+        """Restore a table: replay its game's moves and re-arm its clocks from ``now``."""
+        table = cls(data["code"], TableSettings.from_json(data["settings"]), seed=data["seed"],
+                    agent_factory=agent_factory)
+        table.seats = [Seat.from_json(seat) for seat in data["seats"]]
+        table.host = data["host"]
+        table.phase = Phase(data["phase"])
+        table.game_no = data["game_no"]
+        table.version = data["version"]
+        table._rng.setstate(_rng_from_json(data["rng"]))
+        if table.game_no:
+            ages = [seat.age if seat.kind is SeatKind.HUMAN else None for seat in table.seats]
+            setup: list[ev.Event] = []
+            table.game = Game.new(table.settings.options(), table._game_seed(), ages=ages, events=setup)
+            table._record_events(setup)
+            for logged in moves:
+                move = Move.parse(logged.move)
+                table._record_events(table.game.apply(move.seat, move.action))
+                if logged.client_id is not None and move.seat is not None:
+                    table._recent.setdefault(move.seat, deque(maxlen=_RECENT_IDS)).append(
+                        (logged.client_id, table.version))
+            table.moves = list(moves)
+        for seat in table.seats:
+            seat.connected = False  # connections do not survive a restart; players reconnect
+            if seat.kind is SeatKind.HUMAN and seat.disconnected_at is None:
+                seat.disconnected_at = now
+        saved = data["deadlines"]
+        table._schedule(now)
+        if saved.get("scepter") is not None and table.phase is Phase.PLAYING:
+            table.deadlines.scepter = max(saved["scepter"], now + 1.0)
+        return table
+
+    def add_move_listener(self, listener: Callable[[LoggedMove], None]) -> None:
+        """Call ``listener`` with every accepted move, before anything is sent (for persistence)."""
+        self._on_move.append(listener)
+
+
+def _rng_state(rng: random.Random) -> list[Any]:
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def _rng_from_json(data: list[Any]) -> tuple[Any, ...]:
+    return (data[0], tuple(data[1]), data[2])
+
+
+_CODE_ALPHABET: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+
+def new_code(length: int = 6) -> str:
+    """A short table code without look-alike characters (no 0/O, 1/I/L)."""
+    return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(length))
+
+
+def _clean_name(name: object) -> str:
+    if not isinstance(name, str):
+        raise TableError("bad_request", "a name must be text")
+    cleaned = " ".join(name.split())
+    if not 1 <= len(cleaned) <= 24:
+        raise TableError("bad_request", "a name must have 1 to 24 characters")
+    return cleaned
+
+
+# Keep dataclass helpers referenced for readers: seats are replaced whole, never mutated by views.
+_ = (replace, field)

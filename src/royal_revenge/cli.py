@@ -231,6 +231,174 @@ def show_state(file: Path) -> None:
     click.echo(json.dumps(state_to_json(state), indent=1))
 
 
+# --- tournament -------------------------------------------------------------------------------------------------
+
+
+def _writable_target(path: Path | None, what: str) -> None:
+    """Refuse an output path whose folder does not exist before hours of games, not after."""
+    if path is not None and not path.parent.is_dir():
+        raise click.UsageError(f"cannot write the {what} to {path}: no folder {path.parent}")
+
+
+@cli.command()
+@rule_options
+@click.option("--bots", "-b", default="random", show_default=True, metavar="NAME[,NAME...]",
+              help="The lineup, one bot per seat; with fewer names than players the names are cycled.")
+@click.option("--games", "-n", type=click.IntRange(min=1), default=60, show_default=True,
+              help="Matches to play; a multiple of --players puts every bot in every seat equally often.")
+@click.option("--seed", "-s", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of the whole tournament: the same seed gives the same results.")
+@click.option("--rounds-only/--full-games", "rounds_only", default=None,
+              help="Play single rounds, or whole games to --target.  [default: full games]")
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes; the results do not depend on it.  [default: one per CPU core]")
+@click.option("--budget-ms", type=click.IntRange(min=1), default=None,
+              help="Thinking time of the search bot per decision, in ms (results then vary with machine load).")
+@click.option("--iterations", type=click.IntRange(min=1), default=None,
+              help="Iterations of the search bot per decision (reproducible, unlike --budget-ms).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the results, every match and the timing as JSON.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the per-bot table as CSV.")
+@click.option("--chart", "chart_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Draw the win rates with their 95% intervals as a PNG (needs matplotlib).")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
+def tournament(
+    players: int, target: int, scoring: str, single_round: bool, reverse_skips: bool, scepter: str,
+    bots: str, games: int, seed: int, rounds_only: bool | None, workers: int | None, budget_ms: int | None,
+    iterations: int | None, json_path: Path | None, csv_path: Path | None, chart_path: Path | None, progress: bool,
+) -> None:
+    """Play many games between bots, seats rotated, and print each bot's results.
+
+    Every bot's games, round wins and game wins (with 95% Wilson intervals), points per
+    round and decision time. The results depend only on the options and --seed, never on
+    --workers (decision times aside).
+    """
+    from .sim.tournament import (
+        MatchError,
+        TournamentConfig,
+        TournamentConfigError,
+        format_table,
+        run_tournament,
+        write_chart,
+        write_csv,
+        write_json,
+    )
+
+    if rounds_only is False and single_round:
+        raise click.UsageError("--single-round and --full-games contradict each other; choose one")
+    full_games = not (rounds_only or single_round)
+    options = _options(players, target, scoring, single_round, reverse_skips, scepter)
+    if budget_ms is not None and iterations is not None:
+        raise click.UsageError("give the search bot --budget-ms or --iterations, not both")
+    names = [name.strip() for name in bots.split(",")]
+    search_params: dict[str, int | float | str | bool] = {}
+    if budget_ms is not None:
+        search_params["budget_ms"] = budget_ms
+    if iterations is not None:
+        search_params["iterations"] = iterations
+    if search_params and "search" not in names:
+        raise click.UsageError("--budget-ms and --iterations set the 'search' bot, which is not in --bots")
+    try:
+        config = TournamentConfig(
+            bots=tuple(names), players=players, games=games, seed=seed, full_games=full_games, options=options,
+            bot_params={"search": search_params} if search_params else {},
+        )
+    except TournamentConfigError as error:
+        raise click.UsageError(str(error)) from None
+    for path, what in ((json_path, "JSON"), (csv_path, "CSV"), (chart_path, "chart")):
+        _writable_target(path, what)
+    if chart_path is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--chart needs matplotlib: pip install 'royal-revenge[tournament]'") from None
+    if games % players:
+        click.echo(f"note: {games} is not a multiple of {players} players, so the seats are not quite balanced",
+                   err=True)
+
+    try:
+        if progress:
+            try:
+                from rich.console import Console
+                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            except ImportError:  # rich comes with the 'tournament' extra; play on without a bar
+                result = run_tournament(config, workers=workers)
+            else:
+                with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                              TimeRemainingColumn(elapsed_when_finished=True),
+                              console=Console(stderr=True), transient=True) as bar:
+                    task = bar.add_task(config.mode, total=games)
+                    result = run_tournament(config, workers=workers,
+                                            progress=lambda done, _total: bar.update(task, completed=done))
+        else:
+            result = run_tournament(config, workers=workers)
+    except MatchError as error:
+        raise click.ClickException(str(error)) from None
+
+    kind = "full games" if full_games else "single rounds"
+    click.echo(f"{games} {kind} of {players} players (lineup {', '.join(config.lineup)}), seed {seed}, "
+               f"{options.scoring.value} scoring" + (f" to {options.target_score}" if full_games else ""))
+    click.echo(f"{result.rounds} rounds ({result.blocked} blocked) on {result.workers} worker(s) "
+               f"in {result.elapsed:.2f} s")
+    click.echo("")
+    click.echo(format_table(result))
+    writers = ((json_path, write_json, "JSON"), (csv_path, write_csv, "CSV"), (chart_path, write_chart, "chart"))
+    for path, write, what in writers:
+        if path is None:
+            continue
+        try:
+            write(result, path)
+        except OSError as error:
+            raise click.UsageError(f"cannot write the {what} to {path}: {error.strerror}") from None
+        click.echo(f"{what} written to {path}")
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on.")
+@click.option("--db", "db", default=None, metavar="PATH|URL",
+              help="SQLite file or database URL (postgresql://...). Default: a file in the user's data folder.")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
+              show_default=True)
+def serve(host: str, port: int, db: str | None, log_level: str) -> None:
+    """Run the online tables server (browser page, HTTP API and WebSockets)."""
+    import asyncio
+    import socket
+
+    from .server.logs import configure_logging
+    from .server.store import Store, StoreError, database_url
+
+    url = database_url(db)
+
+    async def check_database() -> None:
+        store = await Store.connect(url)
+        await store.close()
+
+    try:
+        asyncio.run(check_database())
+    except StoreError as error:
+        raise click.ClickException(str(error)) from None
+    probe = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
+    except OSError as error:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror} "
+                                   "(is another server running? choose another --port)") from None
+    finally:
+        probe.close()
+
+    import uvicorn
+
+    from .server.app import create_app
+
+    configure_logging(log_level)
+    click.echo(f"UNO Royal Revenge: open http://{host}:{port}/ (database {url.split('://')[0]})", err=True)
+    uvicorn.run(create_app(url), host=host, port=port, log_config=None, log_level=log_level, ws_max_size=16384,
+                ws_ping_interval=20, ws_ping_timeout=20)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``royal-revenge`` script; returns the exit status."""
     try:

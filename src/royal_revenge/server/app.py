@@ -1,0 +1,270 @@
+"""The FastAPI application: HTTP endpoints, the WebSocket protocol and the static page.
+
+Per WebSocket, one task receives and one task sends, under one task group (as
+encode/broadcaster does): a slow client never blocks a table, it only fills its own queue,
+and is disconnected if that queue overflows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
+
+from ..session import Phase, Table, TableError, TableSettings
+from ..session.table import AgentFactory
+from .hub import Clock, Hub, Subscriber
+from .protocol import (
+    PROTOCOL_VERSION,
+    ActionMessage,
+    CreateTableRequest,
+    HostMessage,
+    JoinRequest,
+    PingMessage,
+    ProtocolError,
+    ack_message,
+    error_message,
+    parse_client_message,
+)
+from .store import Store
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("royal_revenge.server")
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+_SEND_QUEUE = 256
+_RATE_PER_SECOND = 20.0
+_RATE_BURST = 40.0
+
+_HTTP_STATUS = {"no_table": 404, "bad_token": 403, "not_host": 403, "table_full": 409, "wrong_phase": 409,
+                "seats_open": 409, "storage": 503}
+
+
+def _table_error(error: TableError) -> HTTPException:
+    return HTTPException(_HTTP_STATUS.get(error.code, 400), {"code": error.code, "message": str(error)})
+
+
+def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentFactory | None = None,
+               store: Store | None = None) -> FastAPI:
+    """Build the app. ``db_url`` is a SQLAlchemy async URL; ``clock`` and ``agent_factory`` are for tests."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        own_store = store or await Store.connect(db_url)
+        hub = Hub(own_store, clock, agent_factory)
+        await hub.start()
+        app.state.hub = hub
+        try:
+            yield
+        finally:
+            await hub.stop()
+            if store is None:
+                await own_store.close()
+
+    app = FastAPI(title="UNO Royal Revenge", version=str(PROTOCOL_VERSION), lifespan=lifespan)
+
+    def hub_of(request: Request | WebSocket) -> Hub:
+        hub: Hub = request.app.state.hub
+        return hub
+
+    @app.exception_handler(TableError)
+    async def _on_table_error(request: Request, error: TableError) -> JSONResponse:
+        return JSONResponse({"detail": {"code": error.code, "message": str(error)}},
+                            status_code=_HTTP_STATUS.get(error.code, 400))
+
+    @app.get("/healthz")
+    async def healthz(request: Request) -> JSONResponse:
+        hub = hub_of(request)
+        db_ok = await hub.store.ping()
+        return JSONResponse({"status": "ok" if db_ok else "degraded", "database": db_ok, "tables": hub.table_count,
+                             "protocol": PROTOCOL_VERSION}, status_code=200 if db_ok else 503)
+
+    @app.post("/api/tables", status_code=201)
+    async def create_table(body: CreateTableRequest, request: Request) -> dict[str, Any]:
+        try:
+            settings = TableSettings.from_json(body.settings)
+        except TableError as error:
+            raise _table_error(error) from None
+        hub = hub_of(request)
+        table, seat, token = await hub.create(settings, body.name, body.age)
+        for level in body.bots[: settings.players - 1]:
+            await hub.change(table.code, _adder(token, level))
+        return {"code": table.code, "seat": seat, "token": token, "url": f"/t/{table.code}"}
+
+    @app.post("/api/tables/{code}/join")
+    async def join_table(code: str, body: JoinRequest, request: Request) -> dict[str, Any]:
+        hub = hub_of(request)
+        seat, token = await hub.change(code, lambda t, now: t.join(body.name, body.age, now))
+        return {"code": code.upper(), "seat": seat, "token": token, "url": f"/t/{code.upper()}"}
+
+    @app.get("/api/tables/{code}")
+    async def table_info(code: str, request: Request) -> dict[str, Any]:
+        live = await hub_of(request).get(code)
+        return live.table.view(None)
+
+    @app.get("/api/tables/{code}/record")
+    async def table_record(code: str, request: Request) -> Response:
+        live = await hub_of(request).get(code)
+        table: Table = live.table
+        if table.phase is not Phase.FINISHED:
+            raise HTTPException(409, {"code": "wrong_phase",
+                                      "message": "the record can be downloaded once the game is over"})
+        return Response(table.record().dumps(), media_type="application/json", headers={
+            "Content-Disposition": f'attachment; filename="royal-revenge-{table.code}-{table.game_no}.json"'})
+
+    @app.websocket("/ws/{code}")
+    async def websocket(ws: WebSocket, code: str) -> None:
+        await serve_socket(ws, code, hub_of(ws))
+
+    if (WEB_DIR / "index.html").exists():
+        app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+
+        @app.get("/", include_in_schema=False)
+        async def index() -> FileResponse:
+            return FileResponse(WEB_DIR / "index.html")
+
+        @app.get("/t/{code}", include_in_schema=False)
+        async def table_page(code: str) -> FileResponse:
+            return FileResponse(WEB_DIR / "index.html")
+    else:
+        @app.get("/", include_in_schema=False)
+        async def index_plain() -> PlainTextResponse:
+            return PlainTextResponse("UNO Royal Revenge server: see /docs for the API.")
+
+    @app.exception_handler(ValidationError)
+    async def _on_validation(request: Request, error: ValidationError) -> JSONResponse:
+        return JSONResponse({"detail": {"code": "bad_request", "message": str(error)}}, status_code=422)
+
+    return app
+
+
+async def serve_socket(ws: WebSocket, code: str, hub: Hub) -> None:
+    """One connection: validate the seat, then run a receiver and a sender until either ends."""
+    await ws.accept()
+    token = ws.query_params.get("token")
+    try:
+        live = await hub.get(code)
+        seat = live.table.seat_of(token) if token else None
+    except TableError as error:
+        await ws.send_text(error_message(error.code, str(error)))
+        await ws.close(code=4403 if error.code == "bad_token" else 4404)
+        return
+    queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=_SEND_QUEUE)
+    overflow = asyncio.Event()
+
+    def send(text: str) -> None:
+        try:
+            queue.put_nowait(text)
+        except asyncio.QueueFull:
+            overflow.set()  # too slow to keep up: drop the connection; it resyncs on reconnect
+
+    subscriber = Subscriber(seat, send)
+    table_code = live.table.code
+    await hub.subscribe(table_code, subscriber)
+    log.info("connected", extra={"table": table_code, "seat": seat})
+
+    async def sender() -> None:
+        while True:
+            text = await queue.get()
+            if text is None:
+                return
+            await ws.send_text(text)
+
+    async def receiver() -> None:
+        allowance, stamp = _RATE_BURST, time.monotonic()
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            raw = message.get("text")
+            if raw is None:
+                raw = message.get("bytes") or b""
+            now = time.monotonic()
+            allowance = min(_RATE_BURST, allowance + (now - stamp) * _RATE_PER_SECOND)
+            stamp = now
+            if allowance < 1:
+                send(error_message("rate_limited", "too many messages; slow down"))
+                continue
+            allowance -= 1
+            await handle_message(hub, table_code, token, seat, raw, send, subscriber)
+
+    async def watchdog() -> None:
+        await overflow.wait()
+        await ws.close(code=4008)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(receiver()), group.create_task(sender()), group.create_task(watchdog())]
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in tasks:
+                task.cancel()
+    except* (WebSocketDisconnect, RuntimeError, ConnectionError):
+        pass
+    finally:
+        await hub.unsubscribe(table_code, subscriber)
+        log.info("disconnected", extra={"table": table_code, "seat": seat})
+
+
+async def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, raw: str | bytes,
+                         send: Any, subscriber: Subscriber) -> None:
+    """Validate and carry out one client message; every failure is answered with an error message."""
+    try:
+        message = parse_client_message(raw)
+    except ProtocolError as error:
+        send(error_message(error.code, str(error)))
+        return
+    if isinstance(message, PingMessage):
+        send(json.dumps({"type": "pong", "id": message.id}))
+        return
+    if not isinstance(message, (ActionMessage, HostMessage)):  # sync
+        subscriber.last_version = -1
+        live = await hub.get(code)
+        async with live.lock:
+            hub._send_view(live, subscriber)
+        return
+    if seat is None:
+        send(error_message("spectator", "spectators cannot act", message.id))
+        return
+    try:
+        if isinstance(message, ActionMessage):
+            action = message.action
+            version = await hub.change(code, lambda t, now: t.act(token, action, now, client_id=message.id))
+        else:
+            version = await hub.change(code, lambda t, now: _host_command(t, token, message, now))
+    except TableError as error:
+        send(error_message(error.code, str(error), message.id))
+        return
+    log.info("accepted", extra={"table": code, "seat": seat, "id": message.id})
+    send(ack_message(message.id, version))
+
+
+def _adder(token: str, level: str) -> Any:
+    def add(table: Table, now: float) -> int:
+        return table.add_bot(token, level, now)
+
+    return add
+
+
+def _host_command(table: Table, token: str | None, message: HostMessage, now: float) -> int:
+    if message.command == "add_bot":
+        table.add_bot(token, message.level or "normal", now)
+    elif message.command == "remove":
+        if message.seat is None:
+            raise TableError("bad_request", "remove needs a seat")
+        table.remove(token, message.seat, now)
+    elif message.command == "start":
+        table.start(token, now)
+    else:
+        table.rematch(token, now)
+    return table.version

@@ -1,0 +1,316 @@
+"""The live tables of one server process: locks, clocks, persistence and fan-out.
+
+Every change to a table happens under that table's lock, in arrival order: the table
+changes, its new moves are written to the database, and only then are the acknowledgement
+and everyone's new view queued for sending. One scheduler task wakes tables when their next
+deadline (scepter, decision clock, bot move, next deal) comes due.
+
+The clock is injectable: :class:`FakeClock` lets tests move time by hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..session import Phase, Table, TableError, TableSettings
+from ..session.table import AgentFactory
+from .store import Store, StoreError
+
+__all__ = ["Clock", "SystemClock", "FakeClock", "Hub", "Subscriber"]
+
+log = logging.getLogger("royal_revenge.server")
+
+
+class Clock(Protocol):
+    def now(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    """Wall-clock seconds (deadlines survive a restart)."""
+
+    def now(self) -> float:
+        return time.time()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+class FakeClock:
+    """A clock that moves only when :meth:`advance` is called (for tests)."""
+
+    def __init__(self, start: float = 1_000_000.0) -> None:
+        self.time = start
+        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._count = 0
+
+    def now(self) -> float:
+        return self.time
+
+    async def sleep(self, seconds: float) -> None:
+        if seconds <= 0:
+            await asyncio.sleep(0)
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._count += 1
+        heapq.heappush(self._sleepers, (self.time + seconds, self._count, future))
+        await future
+
+    async def advance(self, seconds: float) -> None:
+        """Move time forward, waking sleepers in order and letting the loop run after each."""
+        target = self.time + seconds
+        while self._sleepers and self._sleepers[0][0] <= target:
+            when, _, future = heapq.heappop(self._sleepers)
+            self.time = max(self.time, when)
+            if not future.done():
+                future.set_result(None)
+            for _ in range(20):
+                await asyncio.sleep(0)
+        self.time = target
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+
+@dataclass(eq=False)
+class Subscriber:
+    """One connection watching a table: its seat (``None`` for spectators) and its outgoing queue."""
+
+    seat: int | None
+    send: Callable[[str], None]
+    """Queue a text frame for this connection (never blocks)."""
+    last_version: int = -1
+
+
+@dataclass(eq=False)
+class _Live:
+    table: Table
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    subscribers: list[Subscriber] = field(default_factory=list)
+    saved_moves: int = 0
+    saved_game: int = 0
+
+
+class Hub:
+    """All tables of this process."""
+
+    def __init__(self, store: Store, clock: Clock | None = None, agent_factory: AgentFactory | None = None,
+                 base_url: str = "") -> None:
+        self.store = store
+        self.clock: Clock = clock or SystemClock()
+        self.agent_factory = agent_factory
+        self.base_url = base_url
+        self._live: dict[str, _Live] = {}
+        self._heap: list[tuple[float, str]] = []
+        self._wake = asyncio.Event()
+        self._scheduler: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def start(self) -> None:
+        """Load every open or running table, re-arm its clocks, and start the scheduler."""
+        now = self.clock.now()
+        for data, moves in await self.store.load_tables(phases=[Phase.LOBBY.value, Phase.PLAYING.value]):
+            try:
+                table = Table.from_json(data, moves, now, agent_factory=self.agent_factory)
+            except Exception:  # one bad row must not keep every other table down
+                log.exception("table_restore_failed", extra={"table": data.get("code")})
+                continue
+            self._live[table.code] = _Live(table, saved_moves=len(table.moves), saved_game=table.game_no)
+            self._arm(table)
+            log.info("table_restored", extra={"table": table.code, "moves": len(moves), "phase": table.phase.value})
+        self._scheduler = asyncio.create_task(self._schedule_loop(), name="table-scheduler")
+
+    async def stop(self) -> None:
+        if self._scheduler is not None:
+            self._scheduler.cancel()
+            try:
+                await self._scheduler
+            except asyncio.CancelledError:
+                pass
+
+    @property
+    def table_count(self) -> int:
+        return len(self._live)
+
+    # ------------------------------------------------------------------ tables
+
+    async def create(self, settings: TableSettings, name: str, age: int | None) -> tuple[Table, int, str]:
+        table = Table.open(settings, agent_factory=self.agent_factory)
+        while table.code in self._live or await self.store.load_table(table.code) is not None:
+            table = Table.open(settings, agent_factory=self.agent_factory)
+        seat, token = table.join(name, age, self.clock.now())
+        live = _Live(table)
+        self._live[table.code] = live
+        async with live.lock:
+            await self._persist(live)
+        log.info("table_created", extra={"table": table.code, "players": settings.players})
+        return table, seat, token
+
+    async def get(self, code: str) -> _Live:
+        code = code.strip().upper()
+        live = self._live.get(code)
+        if live is None:
+            found = await self.store.load_table(code) if 4 <= len(code) <= 16 and code.isalnum() else None
+            if found is None:
+                raise TableError("no_table", f"there is no table {code!r}")
+            live = self._live.get(code)  # another request may have loaded it meanwhile
+            if live is None:
+                table = Table.from_json(found[0], found[1], self.clock.now(), agent_factory=self.agent_factory)
+                live = _Live(table, saved_moves=len(table.moves), saved_game=table.game_no)
+                self._live[code] = live
+                self._arm(table)
+        return live
+
+    async def change(self, code: str, operation: Callable[[Table, float], Any]) -> Any:
+        """Run ``operation(table, now)`` under the table's lock, persist, then fan out the new views.
+
+        A refused operation (:class:`TableError`) changes nothing. If the database refuses the
+        write, the table is reloaded from the database so that memory never runs ahead of it.
+        """
+        live = await self.get(code)
+        async with live.lock:
+            table = live.table
+            before = table.version
+            result = operation(table, self.clock.now())
+            if table.version != before:
+                await self._commit(live)
+        return result
+
+    async def _commit(self, live: _Live) -> None:
+        try:
+            await self._persist(live)
+        except StoreError:
+            log.exception("persist_failed", extra={"table": live.table.code})
+            found = await self.store.load_table(live.table.code)
+            if found is not None:
+                live.table = Table.from_json(found[0], found[1], self.clock.now(), agent_factory=self.agent_factory)
+                live.saved_moves, live.saved_game = len(live.table.moves), live.table.game_no
+            raise TableError("storage", "the move could not be saved; please try again") from None
+        self._arm(live.table)
+        self._broadcast(live)
+
+    async def _persist(self, live: _Live) -> None:
+        table = live.table
+        if table.game_no != live.saved_game:
+            live.saved_game, live.saved_moves = table.game_no, 0
+        new = [(table.game_no, seq, move) for seq, move in enumerate(table.moves[live.saved_moves:], live.saved_moves)]
+        await self.store.save(table.code, table.to_json(), table.phase.value, self.clock.now(), new)
+        live.saved_moves = len(table.moves)
+
+    # ------------------------------------------------------------------ subscribers
+
+    async def subscribe(self, code: str, subscriber: Subscriber) -> None:
+        live = await self.get(code)
+        async with live.lock:
+            live.subscribers.append(subscriber)
+            table = live.table
+            if subscriber.seat is not None:
+                before = table.version
+                table.set_connected(subscriber.seat, True, self.clock.now())
+                if table.version != before:
+                    await self._commit(live)
+                    return
+            self._send_view(live, subscriber)
+
+    async def unsubscribe(self, code: str, subscriber: Subscriber) -> None:
+        live = self._live.get(code)
+        if live is None:
+            return
+        async with live.lock:
+            if subscriber in live.subscribers:
+                live.subscribers.remove(subscriber)
+            seat = subscriber.seat
+            if seat is not None and not any(s.seat == seat for s in live.subscribers):
+                before = live.table.version
+                live.table.set_connected(seat, False, self.clock.now())
+                if live.table.version != before:
+                    try:
+                        await self._commit(live)
+                    except TableError:
+                        pass
+
+    def _broadcast(self, live: _Live) -> None:
+        views: dict[int | None, str] = {}
+        for subscriber in live.subscribers:
+            self._send_view(live, subscriber, views)
+
+    def _send_view(self, live: _Live, subscriber: Subscriber, cache: dict[int | None, str] | None = None) -> None:
+        table = live.table
+        if subscriber.last_version == table.version and cache is not None:
+            return
+        text = cache.get(subscriber.seat) if cache is not None else None
+        if text is None:
+            text = json.dumps({"type": "state", "version": table.version, "view": table.view(subscriber.seat)},
+                              separators=(",", ":"))
+            if cache is not None:
+                cache[subscriber.seat] = text
+        subscriber.last_version = table.version
+        subscriber.send(text)
+
+    # ------------------------------------------------------------------ clocks
+
+    def _arm(self, table: Table) -> None:
+        deadline = table.next_deadline()
+        if deadline is not None:
+            heapq.heappush(self._heap, (deadline, table.code))
+            if self._heap[0] == (deadline, table.code):
+                self._wake.set()
+
+    async def _schedule_loop(self) -> None:
+        while True:
+            self._wake.clear()
+            if not self._heap:
+                await self._wake.wait()
+                continue
+            when, code = self._heap[0]
+            delay = when - self.clock.now()
+            if delay > 0:
+                sleeper = asyncio.ensure_future(self.clock.sleep(delay))
+                waker = asyncio.ensure_future(self._wake.wait())
+                try:
+                    await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    sleeper.cancel()
+                    waker.cancel()
+                continue
+            heapq.heappop(self._heap)
+            live = self._live.get(code)
+            if live is None:
+                continue
+            deadline = live.table.next_deadline()
+            if deadline is None or deadline > self.clock.now():
+                if deadline is not None and deadline != when:
+                    heapq.heappush(self._heap, (deadline, code))
+                continue
+            try:
+                await self._tick(live)
+            except Exception:  # a failing table must not stop every other table's clocks
+                log.exception("tick_failed", extra={"table": code})
+
+    async def _tick(self, live: _Live) -> None:
+        async with live.lock:
+            table = live.table
+            before = table.version
+            table.tick(self.clock.now())
+            if table.version != before:
+                try:
+                    await self._commit(live)
+                except TableError:
+                    self._arm(live.table)
+            else:
+                self._arm(table)
+
+    async def run_until_idle(self, step: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Let queued work run (tests)."""
+        for _ in range(50):
+            await asyncio.sleep(0)
+        if step is not None:
+            await step()

@@ -1,0 +1,263 @@
+"""Persistence of tables and their moves (SQLAlchemy 2, async; SQLite by default, PostgreSQL too).
+
+Every accepted move is written before it is acknowledged. Writes from all tables go through
+one writer task that commits them in groups, so that a busy server pays for one commit per
+burst rather than one per move; each caller still waits until its own write is committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Float, ForeignKey, Integer, String, Text, delete, event, insert, select, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from ..session import LoggedMove
+
+__all__ = ["SCHEMA_VERSION", "Store", "StoreError", "database_url", "default_database_path"]
+
+SCHEMA_VERSION = 1
+
+
+class StoreError(RuntimeError):
+    """The database cannot be reached or used; the message says which and why."""
+
+
+class _Base(DeclarativeBase):
+    pass
+
+
+class _Meta(_Base):
+    __tablename__ = "rr_meta"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class _TableRow(_Base):
+    __tablename__ = "rr_tables"
+    code: Mapped[str] = mapped_column(String(16), primary_key=True)
+    data: Mapped[str] = mapped_column(Text)
+    phase: Mapped[str] = mapped_column(String(16), index=True)
+    updated_at: Mapped[float] = mapped_column(Float)
+
+
+class _MoveRow(_Base):
+    __tablename__ = "rr_moves"
+    code: Mapped[str] = mapped_column(String(16), ForeignKey("rr_tables.code", ondelete="CASCADE"), primary_key=True)
+    game_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    move: Mapped[str] = mapped_column(String(64))
+    by: Mapped[str] = mapped_column(String(16))
+    client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    at: Mapped[float] = mapped_column(Float)
+
+
+def default_database_path() -> Path:
+    """``$XDG_DATA_HOME/royal-revenge/tables.db`` (``~/.local/share/...`` by default)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "royal-revenge" / "tables.db"
+
+
+def database_url(db: str | None) -> str:
+    """A SQLAlchemy async URL from ``--db``: a URL as it is, a file path as SQLite, ``None`` the default file."""
+    if db is None:
+        path = default_database_path()
+    elif "://" in db:
+        url = db
+        if url.startswith("postgresql://") or url.startswith("postgres://"):
+            url = "postgresql+asyncpg://" + url.split("://", 1)[1]
+        elif url.startswith("sqlite://") and "+aiosqlite" not in url:
+            url = "sqlite+aiosqlite://" + url.split("://", 1)[1]
+        return url
+    elif db == ":memory:":
+        return "sqlite+aiosqlite:///:memory:"
+    else:
+        path = Path(db).expanduser()
+    return f"sqlite+aiosqlite:///{path}"
+
+
+@dataclass(slots=True)
+class _Write:
+    table: tuple[str, str, str, float] | None  # code, data, phase, at
+    moves: list[tuple[str, int, int, LoggedMove]]
+    reset_game: tuple[str, int] | None
+    done: asyncio.Future[None]
+
+
+class Store:
+    """Tables and moves in one database. Use :meth:`connect`, then the async methods, then :meth:`close`."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._engine: AsyncEngine | None = None
+        self._queue: asyncio.Queue[_Write] | None = None
+        self._writer: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def connect(cls, url: str) -> Store:
+        store = cls(url)
+        await store._open()
+        return store
+
+    async def _open(self) -> None:
+        try:
+            parsed = make_url(self.url)
+        except ArgumentError:
+            raise StoreError(f"not a database URL: {self.url!r}") from None
+        is_sqlite = parsed.get_backend_name() == "sqlite"
+        if is_sqlite and parsed.database and parsed.database != ":memory:":
+            folder = Path(parsed.database).expanduser().parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise StoreError(f"cannot create the database folder {folder}: {error.strerror}") from None
+        try:
+            kwargs: dict[str, Any] = {}
+            if is_sqlite and (not parsed.database or parsed.database == ":memory:"):
+                from sqlalchemy.pool import StaticPool
+
+                kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
+            engine = create_async_engine(self.url, **kwargs)
+        except (ArgumentError, ImportError) as error:
+            raise StoreError(f"cannot use database {self.url!r}: {error}") from None
+        if is_sqlite:
+            @event.listens_for(engine.sync_engine, "connect")
+            def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+                cursor = dbapi_connection.cursor()
+                cursor.execute("PRAGMA journal_mode=WAL")
+                cursor.execute("PRAGMA synchronous=NORMAL")
+                cursor.execute("PRAGMA foreign_keys=ON")
+                cursor.close()
+
+        self._engine = engine
+        try:
+            async with asyncio.timeout(15):
+                async with engine.begin() as conn:
+                    await conn.run_sync(_Base.metadata.create_all)
+                    found = (await conn.execute(select(_Meta.value).where(_Meta.key == "schema_version"))).scalar()
+                    if found is None:
+                        await conn.execute(insert(_Meta).values(key="schema_version", value=str(SCHEMA_VERSION)))
+                    elif int(found) > SCHEMA_VERSION:
+                        raise StoreError(
+                            f"the database uses schema version {found}, newer than this program's {SCHEMA_VERSION}"
+                        )
+        except StoreError:
+            await engine.dispose()
+            raise
+        except (OSError, SQLAlchemyError, TimeoutError) as error:
+            await engine.dispose()
+            reason = str(getattr(error, "orig", None) or error).splitlines()[0] or type(error).__name__
+            raise StoreError(f"cannot reach the database {_safe(self.url)}: {reason}") from None
+        self._queue = asyncio.Queue()
+        self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.cancel()
+            try:
+                await self._writer
+            except asyncio.CancelledError:
+                pass
+        if self._engine is not None:
+            await self._engine.dispose()
+
+    async def ping(self) -> bool:
+        assert self._engine is not None
+        try:
+            async with self._engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+            return True
+        except (OSError, SQLAlchemyError):
+            return False
+
+    async def save(self, code: str, data: dict[str, Any], phase: str, at: float,
+                   moves: Sequence[tuple[int, int, LoggedMove]] = (), reset_game: int | None = None) -> None:
+        """Write a table's row and its new moves ``(game_no, seq, move)`` in one commit; returns once durable."""
+        assert self._queue is not None
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        await self._queue.put(_Write((code, json.dumps(data), phase, at),
+                                     [(code, g, s, m) for g, s, m in moves],
+                                     (code, reset_game) if reset_game is not None else None, done))
+        await done
+
+    async def _write_loop(self) -> None:
+        assert self._queue is not None and self._engine is not None
+        session_factory = async_sessionmaker(self._engine, expire_on_commit=False)
+        while True:
+            batch = [await self._queue.get()]
+            while not self._queue.empty() and len(batch) < 500:
+                batch.append(self._queue.get_nowait())
+            try:
+                async with session_factory() as session, session.begin():
+                    for write in batch:
+                        if write.table is not None:
+                            code, data, phase, at = write.table
+                            row = await session.get(_TableRow, code)
+                            if row is None:
+                                session.add(_TableRow(code=code, data=data, phase=phase, updated_at=at))
+                            else:
+                                row.data, row.phase, row.updated_at = data, phase, at
+                            await session.flush()
+                        if write.reset_game is not None:
+                            code, game_no = write.reset_game
+                            await session.execute(delete(_MoveRow).where(_MoveRow.code == code,
+                                                                         _MoveRow.game_no == game_no))
+                        for code, game_no, seq, logged in write.moves:
+                            session.add(_MoveRow(code=code, game_no=game_no, seq=seq, move=logged.move,
+                                                 by=logged.by, client_id=logged.client_id, at=logged.at))
+                for write in batch:
+                    if not write.done.done():
+                        write.done.set_result(None)
+            except Exception as error:  # every waiter must hear about a failed commit
+                failure = StoreError(f"the database refused a write: {str(error).splitlines()[0]}")
+                for write in batch:
+                    if not write.done.done():
+                        write.done.set_exception(failure)
+
+    async def load_tables(self, phases: Sequence[str] | None = None) -> list[tuple[dict[str, Any], list[LoggedMove]]]:
+        """Every stored table (optionally only in these phases) with the moves of its current game."""
+        assert self._engine is not None
+        session_factory = async_sessionmaker(self._engine, expire_on_commit=False)
+        async with session_factory() as session:
+            query = select(_TableRow)
+            if phases is not None:
+                query = query.where(_TableRow.phase.in_(list(phases)))
+            rows = (await session.execute(query)).scalars().all()
+            result = []
+            for row in rows:
+                data = json.loads(row.data)
+                moves = (await session.execute(
+                    select(_MoveRow).where(_MoveRow.code == row.code, _MoveRow.game_no == data["game_no"])
+                    .order_by(_MoveRow.seq))).scalars().all()
+                result.append((data, [LoggedMove(m.move, m.by, m.client_id, m.at) for m in moves]))
+            return result
+
+    async def load_table(self, code: str) -> tuple[dict[str, Any], list[LoggedMove]] | None:
+        assert self._engine is not None
+        session_factory = async_sessionmaker(self._engine, expire_on_commit=False)
+        async with session_factory() as session:
+            row = await session.get(_TableRow, code)
+            if row is None:
+                return None
+            data = json.loads(row.data)
+            moves = (await session.execute(
+                select(_MoveRow).where(_MoveRow.code == code, _MoveRow.game_no == data["game_no"])
+                .order_by(_MoveRow.seq))).scalars().all()
+            return data, [LoggedMove(m.move, m.by, m.client_id, m.at) for m in moves]
+
+
+def _safe(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "<bad url>"

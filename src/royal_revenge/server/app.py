@@ -123,6 +123,13 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
         return Response(table.record().dumps(), media_type="application/json", headers={
             "Content-Disposition": f'attachment; filename="royal-revenge-{table.code}-{table.game_no}.json"'})
 
+    @app.get("/api/tables/{code}/replay")
+    async def table_replay(code: str, request: Request) -> dict[str, Any]:
+        live = await hub_of(request).get(code)
+        table: Table = live.table
+        seats = [seat.public()["name"] or f"Seat {index + 1}" for index, seat in enumerate(table.seats)]
+        return {"code": table.code, "game_no": table.game_no, "seats": seats, "frames": table.replay_frames()}
+
     @app.websocket("/ws/{code}")
     async def websocket(ws: WebSocket, code: str) -> None:
         await serve_socket(ws, code, hub_of(ws))

@@ -248,8 +248,8 @@ class Hub:
             return
         text = cache.get(subscriber.seat) if cache is not None else None
         if text is None:
-            text = json.dumps({"type": "state", "version": table.version, "view": table.view(subscriber.seat)},
-                              separators=(",", ":"))
+            text = json.dumps({"type": "state", "version": table.version, "server_time": self.clock.now(),
+                               "view": table.view(subscriber.seat)}, separators=(",", ":"))
             if cache is not None:
                 cache[subscriber.seat] = text
         subscriber.last_version = table.version

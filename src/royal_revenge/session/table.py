@@ -547,7 +547,7 @@ class Table:
         data["legal"] = [action.to_json() for action in state.legal_actions(seat)] if seat is not None else []
         data["decision_deadline"] = self.deadlines.decision
         data["log"] = [
-            {"n": number, "text": text}
+            {"n": number, "kind": type(event).__name__, "text": text}
             for number, event in self.log
             if (text := describe_event(ev.redact([event], seat)[0], self._name)) is not None
         ]
@@ -555,6 +555,36 @@ class Table:
 
     def _name(self, seat: int) -> str:
         return self.seats[seat].name or f"Seat {seat + 1}"
+
+    def replay_frames(self) -> list[dict[str, Any]]:
+        """A finished game, move by move, with every hand open: for the replay view."""
+        if self.game is None or self.phase is not Phase.FINISHED:
+            raise TableError("wrong_phase", "a game can be replayed once it is over")
+        record = self.game.record()
+        frames: list[dict[str, Any]] = []
+
+        def frame(move: str | None, happened: list[ev.Event]) -> None:
+            state = game.state
+            frames.append({
+                "move": move,
+                "log": [text for event in happened if (text := describe_event(event, self._name)) is not None],
+                "hands": [[str(card) for card in hand] for hand in state.hands],
+                "discard_top": str(state.top),
+                "active_colour": state.active_colour.letter if state.active_colour is not None else None,
+                "king": state.king,
+                "jester": state.jester,
+                "direction": state.direction,
+                "scores": list(state.scores),
+                "round_no": state.round_no,
+                "pending": {"kind": state.decision.name.lower(), "seat": state.decider},
+            })
+
+        setup: list[ev.Event] = []
+        game = Game.new(record.options, record.seed, ages=record.ages, first_king=record.first_king, events=setup)
+        frame(None, setup)
+        for move in record.moves:
+            frame(str(move), game.apply(move.seat, move.action))
+        return frames
 
     def record(self) -> GameRecord:
         if self.game is None:

@@ -40,7 +40,9 @@ def _parse_scepter(value: str) -> tuple[int, int] | None:
         raise click.BadParameter(f"expected LOW-HIGH turns (e.g. 9-15) or 'off', not {value!r}") from None
 
 
-def _options(players: int, target: int, scoring: str, single_round: bool, reverse_skips: bool, scepter: str) -> GameOptions:
+def _options(
+    players: int, target: int, scoring: str, single_round: bool, reverse_skips: bool, scepter: str
+) -> GameOptions:
     try:
         return GameOptions(
             players=players,
@@ -252,10 +254,13 @@ def _writable_target(path: Path | None, what: str) -> None:
               help="Play single rounds, or whole games to --target.  [default: full games]")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes; the results do not depend on it.  [default: one per CPU core]")
-@click.option("--budget-ms", type=click.IntRange(min=1), default=None,
-              help="Thinking time of the search bot per decision, in ms (results then vary with machine load).")
 @click.option("--iterations", type=click.IntRange(min=1), default=None,
-              help="Iterations of the search bot per decision (reproducible, unlike --budget-ms).")
+              help="Rollouts per decision of the search bots (search, hard).")
+@click.option("--budget-ms", type=click.IntRange(min=1), default=None,
+              help="Milliseconds per decision of the search bots; the results then vary with the machine's load.")
+@click.option("--clock-budgets", is_flag=True,
+              help="Keep the bots' own time limits (hard's 100 ms); by default they play on rollouts alone, "
+                   "so that the results depend on --seed only.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the results, every match and the timing as JSON.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -265,8 +270,9 @@ def _writable_target(path: Path | None, what: str) -> None:
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
 def tournament(
     players: int, target: int, scoring: str, single_round: bool, reverse_skips: bool, scepter: str,
-    bots: str, games: int, seed: int, rounds_only: bool | None, workers: int | None, budget_ms: int | None,
-    iterations: int | None, json_path: Path | None, csv_path: Path | None, chart_path: Path | None, progress: bool,
+    bots: str, games: int, seed: int, rounds_only: bool | None, workers: int | None, iterations: int | None,
+    budget_ms: int | None, clock_budgets: bool, json_path: Path | None, csv_path: Path | None,
+    chart_path: Path | None, progress: bool,
 ) -> None:
     """Play many games between bots, seats rotated, and print each bot's results.
 
@@ -274,6 +280,7 @@ def tournament(
     round and decision time. The results depend only on the options and --seed, never on
     --workers (decision times aside).
     """
+    from .bots.registry import BOT_NAMES, BotConfigError, make_agent
     from .sim.tournament import (
         MatchError,
         TournamentConfig,
@@ -289,23 +296,32 @@ def tournament(
         raise click.UsageError("--single-round and --full-games contradict each other; choose one")
     full_games = not (rounds_only or single_round)
     options = _options(players, target, scoring, single_round, reverse_skips, scepter)
-    if budget_ms is not None and iterations is not None:
-        raise click.UsageError("give the search bot --budget-ms or --iterations, not both")
-    names = [name.strip() for name in bots.split(",")]
-    search_params: dict[str, int | float | str | bool] = {}
-    if budget_ms is not None:
-        search_params["budget_ms"] = budget_ms
+    names = [name.strip().lower() for name in bots.split(",")]
+    search_params: dict[str, int | float | str | bool | None] = {}
     if iterations is not None:
         search_params["iterations"] = iterations
-    if search_params and "search" not in names:
-        raise click.UsageError("--budget-ms and --iterations set the 'search' bot, which is not in --bots")
+    if budget_ms is not None:
+        search_params["budget_ms"] = budget_ms
+    bot_params = {}
+    if search_params:
+        for name in dict.fromkeys(names):
+            try:
+                make_agent(name, seed=0, **search_params)
+            except BotConfigError:
+                continue  # not a search bot (an unknown name is reported below)
+            bot_params[name] = search_params
+        if not bot_params and all(name in BOT_NAMES for name in names):
+            raise click.UsageError("--iterations and --budget-ms set the search bots (search, hard), "
+                                   "and --bots names none")
     try:
         config = TournamentConfig(
             bots=tuple(names), players=players, games=games, seed=seed, full_games=full_games, options=options,
-            bot_params={"search": search_params} if search_params else {},
+            bot_params=bot_params, clock_budgets=clock_budgets,
         )
     except TournamentConfigError as error:
         raise click.UsageError(str(error)) from None
+    if budget_ms is not None or (clock_budgets and any(p.get("budget_ms") for p in config.agent_params.values())):
+        click.echo("note: a bot stops thinking by the clock, so the results vary with the machine's load", err=True)
     for path, what in ((json_path, "JSON"), (csv_path, "CSV"), (chart_path, "chart")):
         _writable_target(path, what)
     if chart_path is not None:
@@ -341,6 +357,9 @@ def tournament(
                f"{options.scoring.value} scoring" + (f" to {options.target_score}" if full_games else ""))
     click.echo(f"{result.rounds} rounds ({result.blocked} blocked) on {result.workers} worker(s) "
                f"in {result.elapsed:.2f} s")
+    shared = [name for name in config.bot_names if config.lineup.count(name) > 1]
+    if shared:
+        click.echo(f"{' and '.join(shared)} sit at several seats of each table: games and rounds count seats")
     click.echo("")
     click.echo(format_table(result))
     writers = ((json_path, write_json, "JSON"), (csv_path, write_csv, "CSV"), (chart_path, write_chart, "chart"))

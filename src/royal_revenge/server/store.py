@@ -8,6 +8,7 @@ burst rather than one per move; each caller still waits until its own write is c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from sqlalchemy import Float, ForeignKey, Integer, String, Text, delete, event, insert, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -26,6 +28,8 @@ from ..session import LoggedMove
 __all__ = ["SCHEMA_VERSION", "Store", "StoreError", "database_url", "default_database_path"]
 
 SCHEMA_VERSION = 1
+
+_encode_json = msgspec.json.Encoder().encode  # a table's row is written on every move: the fast encoder
 
 
 class StoreError(RuntimeError):
@@ -101,6 +105,7 @@ class Store:
         self._engine: AsyncEngine | None = None
         self._queue: asyncio.Queue[_Write] | None = None
         self._writer: asyncio.Task[None] | None = None
+        self._upsert: Any = None
 
     @classmethod
     async def connect(cls, url: str) -> Store:
@@ -157,16 +162,15 @@ class Store:
             await engine.dispose()
             reason = str(getattr(error, "orig", None) or error).splitlines()[0] or type(error).__name__
             raise StoreError(f"cannot reach the database {_safe(self.url)}: {reason}") from None
+        self._upsert = _upsert_statement(engine.dialect.name)
         self._queue = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
 
     async def close(self) -> None:
         if self._writer is not None:
             self._writer.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
-            except asyncio.CancelledError:
-                pass
         if self._engine is not None:
             await self._engine.dispose()
 
@@ -184,7 +188,7 @@ class Store:
         """Write a table's row and its new moves ``(game_no, seq, move)`` in one commit; returns once durable."""
         assert self._queue is not None
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Write((code, json.dumps(data), phase, at),
+        await self._queue.put(_Write((code, _encode_json(data).decode(), phase, at),
                                      [(code, g, s, m) for g, s, m in moves],
                                      (code, reset_game) if reset_game is not None else None, done))
         await done
@@ -197,23 +201,26 @@ class Store:
             while not self._queue.empty() and len(batch) < 500:
                 batch.append(self._queue.get_nowait())
             try:
-                async with session_factory() as session, session.begin():
-                    for write in batch:
-                        if write.table is not None:
-                            code, data, phase, at = write.table
-                            row = await session.get(_TableRow, code)
-                            if row is None:
-                                session.add(_TableRow(code=code, data=data, phase=phase, updated_at=at))
-                            else:
-                                row.data, row.phase, row.updated_at = data, phase, at
-                            await session.flush()
-                        if write.reset_game is not None:
-                            code, game_no = write.reset_game
-                            await session.execute(delete(_MoveRow).where(_MoveRow.code == code,
-                                                                         _MoveRow.game_no == game_no))
-                        for code, game_no, seq, logged in write.moves:
-                            session.add(_MoveRow(code=code, game_no=game_no, seq=seq, move=logged.move,
-                                                 by=logged.by, client_id=logged.client_id, at=logged.at))
+                if self._upsert is not None and all(write.reset_game is None for write in batch):
+                    await self._write_grouped(batch)
+                else:
+                    async with session_factory() as session, session.begin():
+                        for write in batch:
+                            if write.table is not None:
+                                code, data, phase, at = write.table
+                                row = await session.get(_TableRow, code)
+                                if row is None:
+                                    session.add(_TableRow(code=code, data=data, phase=phase, updated_at=at))
+                                else:
+                                    row.data, row.phase, row.updated_at = data, phase, at
+                                await session.flush()
+                            if write.reset_game is not None:
+                                code, game_no = write.reset_game
+                                await session.execute(delete(_MoveRow).where(_MoveRow.code == code,
+                                                                             _MoveRow.game_no == game_no))
+                            for code, game_no, seq, logged in write.moves:
+                                session.add(_MoveRow(code=code, game_no=game_no, seq=seq, move=logged.move,
+                                                     by=logged.by, client_id=logged.client_id, at=logged.at))
                 for write in batch:
                     if not write.done.done():
                         write.done.set_result(None)
@@ -222,6 +229,28 @@ class Store:
                 for write in batch:
                     if not write.done.done():
                         write.done.set_exception(failure)
+
+    async def _write_grouped(self, batch: list[_Write]) -> None:
+        """A batch in one transaction of two statements: an upsert of each table's latest row, then every new move.
+
+        Each statement is one ``executemany``, so a batch of any size costs a handful of round trips to the
+        database driver (with aiosqlite: its thread) instead of several per write.
+        """
+        assert self._engine is not None and self._upsert is not None
+        tables: dict[str, dict[str, Any]] = {}
+        moves: list[dict[str, Any]] = []
+        for write in batch:
+            if write.table is not None:
+                code, data, phase, at = write.table
+                tables[code] = {"code": code, "data": data, "phase": phase, "updated_at": at}  # the latest row wins
+            moves.extend({"code": code, "game_no": game_no, "seq": seq, "move": logged.move, "by": logged.by,
+                          "client_id": logged.client_id, "at": logged.at}
+                         for code, game_no, seq, logged in write.moves)
+        async with self._engine.begin() as conn:
+            if tables:
+                await conn.execute(self._upsert, list(tables.values()))
+            if moves:
+                await conn.execute(insert(_MoveRow), moves)
 
     async def load_tables(self, phases: Sequence[str] | None = None) -> list[tuple[dict[str, Any], list[LoggedMove]]]:
         """Every stored table (optionally only in these phases) with the moves of its current game."""
@@ -253,6 +282,20 @@ class Store:
                 select(_MoveRow).where(_MoveRow.code == code, _MoveRow.game_no == data["game_no"])
                 .order_by(_MoveRow.seq))).scalars().all()
             return data, [LoggedMove(m.move, m.by, m.client_id, m.at) for m in moves]
+
+
+def _upsert_statement(dialect: str) -> Any:
+    """``INSERT ... ON CONFLICT (code) DO UPDATE`` for the tables row, where the dialect has it (else ``None``)."""
+    if dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    elif dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert  # type: ignore[assignment]
+    else:
+        return None
+    statement = dialect_insert(_TableRow)
+    excluded = statement.excluded
+    return statement.on_conflict_do_update(index_elements=[_TableRow.code], set_={
+        "data": excluded.data, "phase": excluded.phase, "updated_at": excluded.updated_at})
 
 
 def _safe(url: str) -> str:

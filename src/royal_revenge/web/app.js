@@ -37,6 +37,7 @@ function cardElement(text, { tag = "div", playable = false } = {}) {
   const el = document.createElement(tag);
   el.className = `card ${parts.colour || "wild"}` + (playable ? " playable" : "");
   el.dataset.card = text;
+  if (tag !== "button") el.setAttribute("role", "img");
   el.setAttribute("aria-label", parts.name + (playable ? ", playable" : ""));
   el.innerHTML = `<span class="corner">${text}</span><span class="symbol">${parts.symbol}</span>` +
     `<span class="word">${parts.word || (parts.colour ? parts.colour : "Wild")}</span>`;
@@ -298,6 +299,7 @@ function renderPlayers() {
   view.seats.forEach((info, seat) => {
     const el = document.createElement("div");
     el.className = "player";
+    el.setAttribute("role", "listitem");
     if (game) {
       if (game.current === seat && ["turn", "drawn"].includes(game.pending.kind)) el.classList.add("current");
       if (game.pending.seat === seat) el.classList.add("deciding");
@@ -647,5 +649,6 @@ function bindControls() {
   });
 }
 
+window.rr = app; // read-only hook for browser tests and debugging
 bindControls();
 route();

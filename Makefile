@@ -1,5 +1,5 @@
 # Two commands do all the set-up on a fresh machine (see README, Quickstart):
-#   make run    starts the main job
+#   make run    starts the main job: the online tables server on http://127.0.0.1:8000/
 #   make test   runs the whole test suite (tests, doctests, mypy --strict, ruff)
 PYTHON ?= python3
 VENV := .venv
@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/royal-revenge selfplay --players 4 --games 20 --seed 1
+	$(BIN)/royal-revenge serve --host $(or $(HOST),127.0.0.1) --port $(or $(PORT),8000)
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -63,8 +63,8 @@ class Observation:
     @classmethod
     def of(cls, state: GameState, seat: int | None) -> Observation:
         """The view of ``state`` from ``seat``."""
-        if seat is not None and not 0 <= seat < state.players:
-            raise ValueError(f"there is no seat {seat} at a table of {state.players}")
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players):
+            raise ValueError(f"there is no seat {seat!r} at a table of {state.players}")
         own = seat is not None and state.decision is DRAWN and state.decider == seat
         return cls(
             seat=seat,

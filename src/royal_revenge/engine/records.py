@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ __all__ = [
 STATE_FORMAT: Final = "royal-revenge/state"
 RECORD_FORMAT: Final = "royal-revenge/record"
 FORMAT_VERSION: Final = 1
+_HEX16: Final = re.compile(r"[0-9a-fA-F]{16}")
 
 
 def _cards(cards: Sequence[Card]) -> list[str]:
@@ -133,7 +135,7 @@ class _Reader:
         if fmt != expected:
             raise RecordError(f"not a {expected} document (format is {fmt!r})")
         version = self.data.get("version")
-        if version != FORMAT_VERSION:
+        if type(version) is not int or version != FORMAT_VERSION:
             raise RecordError(
                 f"{expected} version {version!r} is not supported (this program reads version {FORMAT_VERSION})"
             )
@@ -174,7 +176,7 @@ def state_from_json(data: object) -> GameState:
     if colour is not None and state.active_colour is None:
         raise RecordError(f"state: active_colour must be a colour letter, not {colour!r}")
     direction = r.get("direction")
-    if direction not in (1, -1) or isinstance(direction, bool):
+    if type(direction) is not int or direction not in (1, -1):
         raise RecordError(f"state: direction must be 1 or -1, not {direction!r}")
     state.direction = direction
     seat_max = n - 1
@@ -184,7 +186,7 @@ def state_from_json(data: object) -> GameState:
     state.current = r.int("current", 0, seat_max)
     decision = r.get("decision")
     names = {d.name.lower(): d for d in Decision}
-    if decision not in names:
+    if not isinstance(decision, str) or decision not in names:
         raise RecordError(f"state: decision must be one of {', '.join(names)}, not {decision!r}")
     state.decision = names[decision]
     state.decider = r.int("decider", 0, seat_max, optional=True)
@@ -208,17 +210,12 @@ def state_from_json(data: object) -> GameState:
     state.last_round = _round_from_json(r.get("last_round"), n)
     state.result = _outcome_from_json(r.get("outcome"), n)
     rng = r.get("rng")
-    try:
-        state.rng = int(rng, 16) if isinstance(rng, str) and len(rng) <= 16 else _raise(rng)
-    except ValueError:
-        raise RecordError(f"state: rng must be 16 hex digits, not {rng!r}") from None
+    if not isinstance(rng, str) or not _HEX16.fullmatch(rng):
+        raise RecordError(f"state: rng must be 16 hex digits, not {rng!r}")
+    state.rng = int(rng, 16)
     state._events = None
     _check_consistency(state)
     return state
-
-
-def _raise(value: object) -> int:
-    raise ValueError(value)
 
 
 def _round_from_json(data: object, n: int) -> RoundResult | None:

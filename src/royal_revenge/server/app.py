@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
@@ -153,6 +154,14 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
     async def _on_validation(request: Request, error: ValidationError) -> JSONResponse:
         return JSONResponse({"detail": {"code": "bad_request", "message": str(error)}}, status_code=422)
 
+    @app.exception_handler(RequestValidationError)
+    async def _on_request_validation(request: Request, error: RequestValidationError) -> JSONResponse:
+        # FastAPI's own answer echoes the input, and fails (a 500) when the input holds NaN or Infinity.
+        first = error.errors()[0] if error.errors() else {}
+        where = ".".join(str(part) for part in first.get("loc", ()) if part != "body") or "body"
+        return JSONResponse({"detail": {"code": "bad_request", "message": f"{where}: {first.get('msg', 'invalid')}"}},
+                            status_code=422)
+
     return app
 
 
@@ -176,7 +185,7 @@ async def serve_socket(ws: WebSocket, code: str, hub: Hub) -> None:
         except asyncio.QueueFull:
             overflow.set()  # too slow to keep up: drop the connection; it resyncs on reconnect
 
-    subscriber = Subscriber(seat, send)
+    subscriber = Subscriber(seat, send, token=token if seat is not None else None)
     table_code = live.table.code
     await hub.subscribe(table_code, subscriber)
     log.info("connected", extra={"table": table_code, "seat": seat})
@@ -213,7 +222,7 @@ async def serve_socket(ws: WebSocket, code: str, hub: Hub) -> None:
     try:
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(receiver()), group.create_task(sender()), group.create_task(watchdog())]
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in tasks:
                 task.cancel()
     except* (WebSocketDisconnect, RuntimeError, ConnectionError):
@@ -229,7 +238,7 @@ async def handle_message(hub: Hub, code: str, token: str | None, seat: int | Non
     try:
         message = parse_client_message(raw)
     except ProtocolError as error:
-        send(error_message(error.code, str(error)))
+        send(error_message(error.code, str(error), error.message_id))
         return
     if isinstance(message, PingMessage):
         send(json.dumps({"type": "pong", "id": message.id}))

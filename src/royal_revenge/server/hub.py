@@ -11,21 +11,27 @@ The clock is injectable: :class:`FakeClock` lets tests move time by hand.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import msgspec
+
 from ..session import Phase, Table, TableError, TableSettings
 from ..session.table import AgentFactory
+from .protocol import error_message
 from .store import Store, StoreError
 
 __all__ = ["Clock", "SystemClock", "FakeClock", "Hub", "Subscriber"]
 
 log = logging.getLogger("royal_revenge.server")
+
+_encode_json = msgspec.json.Encoder().encode
+"""Compact JSON, as ``json.dumps(..., separators=(",", ":"))`` but about ten times faster (views are the hot path)."""
 
 
 class Clock(Protocol):
@@ -87,6 +93,9 @@ class Subscriber:
     send: Callable[[str], None]
     """Queue a text frame for this connection (never blocks)."""
     last_version: int = -1
+    token: str | None = None
+    """The token the seat was claimed with: a connection whose token no longer holds its seat (the player
+    was kicked) is turned into a spectator, so that it never sees the next occupant's cards."""
 
 
 @dataclass(eq=False)
@@ -131,10 +140,8 @@ class Hub:
     async def stop(self) -> None:
         if self._scheduler is not None:
             self._scheduler.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._scheduler
-            except asyncio.CancelledError:
-                pass
 
     @property
     def table_count(self) -> int:
@@ -232,10 +239,8 @@ class Hub:
                 before = live.table.version
                 live.table.set_connected(seat, False, self.clock.now())
                 if live.table.version != before:
-                    try:
+                    with contextlib.suppress(TableError):
                         await self._commit(live)
-                    except TableError:
-                        pass
 
     def _broadcast(self, live: _Live) -> None:
         views: dict[int | None, str] = {}
@@ -246,10 +251,13 @@ class Hub:
         table = live.table
         if subscriber.last_version == table.version and cache is not None:
             return
+        if subscriber.seat is not None and subscriber.token is not None and not _holds(table, subscriber):
+            subscriber.seat = None
+            subscriber.send(error_message("kicked", "you no longer hold a seat at this table; you are watching"))
         text = cache.get(subscriber.seat) if cache is not None else None
         if text is None:
-            text = json.dumps({"type": "state", "version": table.version, "server_time": self.clock.now(),
-                               "view": table.view(subscriber.seat)}, separators=(",", ":"))
+            text = _encode_json({"type": "state", "version": table.version, "server_time": self.clock.now(),
+                                 "view": table.view(subscriber.seat)}).decode()
             if cache is not None:
                 cache[subscriber.seat] = text
         subscriber.last_version = table.version
@@ -314,3 +322,10 @@ class Hub:
             await asyncio.sleep(0)
         if step is not None:
             await step()
+
+
+def _holds(table: Table, subscriber: Subscriber) -> bool:
+    try:
+        return table.seat_of(subscriber.token) == subscriber.seat
+    except TableError:
+        return False

@@ -7,6 +7,7 @@ does not pass becomes an ``error`` message with a code, and nothing changes.
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -32,11 +33,14 @@ MAX_MESSAGE_BYTES: Final = 4096
 
 
 class ProtocolError(ValueError):
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, message_id: str | None = None) -> None:
         self.code = code
+        self.message_id = message_id
+        """The refused message's ``id`` when it had a well-formed one, so that the client can match the error."""
         super().__init__(message)
 
 
+_ID_PATTERN: Final = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 _Id = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
 
@@ -94,7 +98,10 @@ def parse_client_message(text: str | bytes) -> ActionMessage | HostMessage | Syn
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first.get("loc", ())) or "message"
-        raise ProtocolError("bad_message", f"{where}: {first.get('msg', 'invalid')}") from None
+        message_id = data.get("id")
+        if not isinstance(message_id, str) or not _ID_PATTERN.fullmatch(message_id):
+            message_id = None
+        raise ProtocolError("bad_message", f"{where}: {first.get('msg', 'invalid')}", message_id) from None
 
 
 def error_message(code: str, message: str, message_id: str | None = None) -> str:

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""How fast are the RL environments? Side by side with RLCard's UNO ``env.step`` loop.
+
+Run it with::
+
+    .venv/bin/python benchmarks/rl_speed.py --seconds 3 --repeats 5 --players 2 4 6
+
+Every competitor plays random legal actions and produces an observation and the legal
+actions at every step:
+
+* ``aec-raw``: ``royal_revenge.rl.raw_env`` (the unwrapped PettingZoo AEC environment):
+  ``env.last()`` (observation vector + action mask) then ``env.step(action)``, with the
+  action drawn uniformly from the mask;
+* ``aec``: the same through ``royal_revenge.rl.aec_env`` (PettingZoo's order-enforcing wrapper);
+* ``gym``: ``royal_revenge.rl.gym_env`` against Random bots (a step is one learner decision;
+  the bots' decisions in between are not counted as steps);
+* ``rlcard``: ``rlcard.make('uno')``, ``env.step(action)`` (which returns RLCard's encoded
+  state and legal actions) with the action drawn uniformly from ``state['legal_actions']``,
+  the player count set on ``env.game`` since RLCard ignores ``game_num_players`` for UNO;
+* ``engine``: the bare engine loop (``legal_actions`` + ``step``, no observation), for scale.
+
+The machine may be shared and noisy, so the competitors are interleaved: every repetition
+measures each once, in an order that alternates between repetitions; medians are reported,
+with the ratio of each to RLCard. Episodes are single rounds for every competitor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+try:
+    from royal_revenge.engine import GameOptions, GameState
+except ImportError:  # running from a checkout without the package installed
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+    from royal_revenge.engine import GameOptions, GameState
+
+from royal_revenge.rl import aec_env, gym_env, raw_env
+
+Measure = Callable[[int, float, int], tuple[int, float]]
+
+
+def aec_loop(make: Callable[..., Any]) -> Measure:
+    def run(players: int, seconds: float, seed: int) -> tuple[int, float]:
+        env = make(players=players)
+        rng = random.Random(seed)
+        randrange = rng.randrange
+        steps = 0
+        gc.collect()
+        clock = time.perf_counter
+        start = clock()
+        deadline = start + seconds
+        while clock() < deadline:
+            env.reset(seed=seed)
+            seed += 1
+            while True:
+                obs, _reward, terminated, truncated, _info = env.last()
+                if terminated or truncated:
+                    break
+                legal = obs["action_mask"].nonzero()[0]
+                env.step(int(legal[randrange(len(legal))]))
+                steps += 1
+        return steps, clock() - start
+
+    return run
+
+
+def gym_loop(players: int, seconds: float, seed: int) -> tuple[int, float]:
+    env = gym_env(players=players, opponents="random")
+    rng = random.Random(seed)
+    randrange = rng.randrange
+    steps = 0
+    gc.collect()
+    clock = time.perf_counter
+    start = clock()
+    deadline = start + seconds
+    while clock() < deadline:
+        obs, _info = env.reset(seed=seed)
+        seed += 1
+        done = False
+        while not done:
+            legal = obs["action_mask"].nonzero()[0]
+            obs, _reward, terminated, truncated, _info = env.step(int(legal[randrange(len(legal))]))
+            done = terminated or truncated
+            steps += 1
+    return steps, clock() - start
+
+
+def engine_loop(players: int, seconds: float, seed: int) -> tuple[int, float]:
+    options = GameOptions(players=players, single_round=True)
+    rng = random.Random(seed)
+    choice = rng.choice
+    steps = 0
+    gc.collect()
+    clock = time.perf_counter
+    start = clock()
+    deadline = start + seconds
+    while clock() < deadline:
+        state = GameState.new(options, seed=seed)
+        seed += 1
+        legal = state.legal_actions
+        while not state.is_over():
+            seat = state.decider
+            state.step(seat, choice(legal(seat)))
+            steps += 1
+    return steps, clock() - start
+
+
+def rlcard_env(players: int, seed: int) -> Any:
+    """RLCard's UNO environment with ``players`` seats (its config key is ignored for UNO)."""
+    import rlcard
+
+    env = rlcard.make("uno", config={"seed": seed})
+    env.game.num_players = players  # read by init_game to create the players and the round
+    env.num_players = players
+    env.state_shape = [[4, 4, 15] for _ in range(players)]
+    env.action_shape = [None for _ in range(players)]
+    env.reset()
+    if len(env.game.players) != players or env.game.round.num_players != players:
+        raise RuntimeError(f"could not set RLCard's UNO to {players} players")
+    return env
+
+
+def rlcard_loop(players: int, seconds: float, seed: int) -> tuple[int, float]:
+    env = rlcard_env(players, seed)
+    rng = random.Random(seed)
+    choice = rng.choice
+    steps = 0
+    gc.collect()
+    clock = time.perf_counter
+    start = clock()
+    deadline = start + seconds
+    while clock() < deadline:
+        state, _player = env.reset()
+        while not env.is_over():
+            state, _player = env.step(choice(list(state["legal_actions"].keys())))
+            steps += 1
+    return steps, clock() - start
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
+    parser.add_argument("--repeats", type=int, default=5, help="interleaved repetitions (default 5)")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6], help="table sizes (default 2 4 6)")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0 or args.repeats < 1:
+        parser.error("--seconds must be positive and --repeats at least 1")
+
+    competitors: dict[str, Measure] = {
+        "aec-raw": aec_loop(raw_env),
+        "aec": aec_loop(aec_env),
+        "gym": gym_loop,
+        "engine": engine_loop,
+    }
+    try:
+        import rlcard  # noqa: F401
+    except ImportError:
+        print("RLCard is not installed (pip install -e '.[bench]'); measuring this project only.", file=sys.stderr)
+    else:
+        competitors["rlcard"] = rlcard_loop
+
+    print(f"Python {sys.version.split()[0]} on {platform.platform()}, {platform.processor() or platform.machine()}")
+    print(f"{args.repeats} interleaved repetitions of {args.seconds:g} s per measurement; medians shown\n")
+    rates: dict[tuple[str, int], list[float]] = {(name, k): [] for name in competitors for k in args.players}
+    started = time.perf_counter()
+    for rep in range(args.repeats):
+        names = list(competitors)
+        if rep % 2:
+            names.reverse()
+        for k in args.players:
+            for name in names:
+                steps, seconds = competitors[name](k, args.seconds, 1_000_003 * rep + 1000 * k)
+                rates[name, k].append(steps / seconds)
+        print(f"  repetition {rep + 1}/{args.repeats} done ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+
+    names = list(competitors)
+    header = f"{'players':>7} | " + " ".join(f"{name + ' steps/s':>16}" for name in names)
+    if "rlcard" in competitors:
+        header += " | " + " ".join(f"{name + '/RLCard':>15}" for name in names if name != "rlcard")
+    print(header)
+    print("-" * len(header))
+    for k in args.players:
+        medians = {name: statistics.median(rates[name, k]) for name in names}
+        line = f"{k:>7} | " + " ".join(f"{medians[name]:>16,.0f}" for name in names)
+        if "rlcard" in competitors:
+            line += " | " + " ".join(
+                f"{medians[name] / medians['rlcard']:>14.2f}x" for name in names if name != "rlcard"
+            )
+        print(line)
+    if "rlcard" in competitors:
+        print("\npaired aec-raw / RLCard ratios per repetition:")
+        for k in args.players:
+            paired = [a / b for a, b in zip(rates["aec-raw", k], rates["rlcard", k], strict=True)]
+            print(f"  {k} players: " + " ".join(f"{r:.2f}" for r in paired))
+    print(
+        "\nA step is one decision with its observation and legal actions (mask) produced; the gym figure counts"
+        "\nonly the learner's decisions (the bots' decisions between them are extra work not counted)."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,552 @@
+#!/usr/bin/env python3
+"""Load test for the online tables server: many tables, every seat a WebSocket client.
+
+This is a load script, not a test. It starts one server process
+(``royal-revenge serve --port P --db <temp sqlite file>``) or uses ``--url``, creates
+``--tables`` tables over HTTP with every seat taken by a person (``--players`` clients per
+table, 4 by default), connects one WebSocket per seat, and has the hosts start the games.
+Every client then plays as fast as the rules allow: on each ``state`` frame, if the pending
+decision is its own and it has legal actions, it sends one action chosen at random from
+``legal`` (plays preferred over drawing and keeping) with a unique ``id``, and measures the
+time from sending to receiving the matching ``ack``. When a game ends the host sends
+``rematch``, so tables keep playing for ``--seconds``. Clients also pace themselves to the
+server's per-connection rate limit (20 messages/s, bursts of 40): that is one of the rules.
+
+The clients run in ``--workers`` processes separate from the server so that the load
+generator is not what is measured; their CPU use is reported next to the server's. Only
+127.0.0.1 is targeted.
+
+Examples::
+
+    .venv/bin/python benchmarks/server_load.py --tables 250 --seconds 30
+    .venv/bin/python benchmarks/server_load.py --tables 500 --seconds 30 --workers 2
+    .venv/bin/python benchmarks/server_load.py --url http://127.0.0.1:8000 --tables 10
+
+Reported: tables, clients, actions/s, p50/p90/p99/max ack latency (ms), errors (error
+messages by code, broken connections, actions never acknowledged), and the server's CPU
+(percent of one core over the measured window) and resident memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing as mp
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+_RATE_PER_SECOND = 20.0  # the server's per-connection limit (server/app.py)
+_RATE_BURST = 40.0
+_PLAY_FIRST = ("play", "colour", "victim", "jester", "uno")  # anything but draw/keep, when there is a choice
+
+
+# ---------------------------------------------------------------------------- server side
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait_healthy(base: str, timeout: float, process: subprocess.Popen[bytes] | None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise SystemExit(f"the server exited with status {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"the server at {base} did not become healthy within {timeout:g} s")
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a process (Linux /proc), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _rss_mib(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+# ---------------------------------------------------------------------------- clients
+
+
+@dataclass
+class _Stats:
+    latencies: list[float] = field(default_factory=list)
+    actions: int = 0
+    host_commands: int = 0
+    games_finished: int = 0
+    states: int = 0
+    state_bytes: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    broken: int = 0
+    unacked: int = 0
+    connect_failures: int = 0
+    setup_retries: int = 0
+    error_samples: list[str] = field(default_factory=list)
+
+
+class _Client:
+    """One seat's WebSocket: plays when the decision is its own, and acts as host if it is."""
+
+    def __init__(self, worker: _Worker, code: str, seat: int, token: str, host: bool) -> None:
+        self.worker = worker
+        self.code = code
+        self.seat = seat
+        self.token = token
+        self.host = host
+        self.tag = f"{code}-{seat}"
+        self.sent = 0
+        self.pending: dict[str, float] = {}
+        self.acted_version = -1
+        self.rematched_game = -1
+        self.allowance, self.stamp = _RATE_BURST, time.monotonic()
+        self.ws: Any = None
+        self.later: set[asyncio.Task[None]] = set()
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        now = time.monotonic()
+        self.allowance = min(_RATE_BURST, self.allowance + (now - self.stamp) * _RATE_PER_SECOND)
+        self.stamp = now
+        if self.allowance < 1.5:  # keep a margin below the server's bucket
+            await asyncio.sleep((1.5 - self.allowance) / _RATE_PER_SECOND)
+            now = time.monotonic()
+            self.allowance = min(_RATE_BURST, self.allowance + (now - self.stamp) * _RATE_PER_SECOND)
+            self.stamp = now
+        self.allowance -= 1
+        self.pending[message["id"]] = time.perf_counter()
+        await self.ws.send(json.dumps(message, separators=(",", ":")))
+
+    def _next_id(self, prefix: str) -> str:
+        self.sent += 1
+        return f"{prefix}{self.tag}-{self.sent}"
+
+    async def run(self) -> None:
+        worker, stats = self.worker, self.worker.stats
+        url = f"{worker.ws_base}/ws/{self.code}?token={self.token}"
+        import websockets
+
+        try:
+            self.ws = await websockets.connect(url, max_size=1 << 20, open_timeout=60,
+                                               compression="deflate" if worker.compression else None,
+                                               ping_interval=None)
+        except (OSError, TimeoutError, websockets.WebSocketException) as error:
+            stats.connect_failures += 1
+            if len(stats.error_samples) < 5:
+                stats.error_samples.append(f"connect {self.tag}: {error!r}")
+            worker.connected()
+            return
+        worker.connected()
+        try:
+            async for raw in self.ws:
+                message = json.loads(raw)
+                kind = message.get("type")
+                if kind == "state":
+                    stats.states += 1
+                    stats.state_bytes += len(raw)
+                    if worker.running:
+                        await self._on_state(message)
+                elif kind == "ack":
+                    sent = self.pending.pop(message["id"], None)
+                    if sent is not None and worker.measuring:
+                        stats.latencies.append(time.perf_counter() - sent)
+                elif kind == "error":
+                    self.pending.pop(message.get("id") or "", None)
+                    if worker.measuring:
+                        stats.errors[message.get("code", "?")] += 1
+                        if len(stats.error_samples) < 5:
+                            stats.error_samples.append(f"{self.tag}: {message}")
+                if worker.stopping and not self.pending:
+                    break
+        except websockets.ConnectionClosed as closed:
+            if not worker.stopping:
+                stats.broken += 1
+                if len(stats.error_samples) < 5:
+                    stats.error_samples.append(f"closed {self.tag}: {closed!r}")
+        except (OSError, asyncio.CancelledError) as error:
+            if not worker.stopping:
+                stats.broken += 1
+                if len(stats.error_samples) < 5:
+                    stats.error_samples.append(f"broken {self.tag}: {error!r}")
+        finally:
+            stats.unacked += len(self.pending)
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+
+    async def _on_state(self, message: dict[str, Any]) -> None:
+        view = message["view"]
+        version = message["version"]
+        stats = self.worker.stats
+        if view["phase"] == "finished":
+            if self.host and view["game_no"] != self.rematched_game:
+                self.rematched_game = view["game_no"]
+                stats.games_finished += 1
+                stats.host_commands += 1
+                await self._send({"type": "host", "id": self._next_id("h"), "command": "rematch"})
+            return
+        if view["phase"] != "playing" or version <= self.acted_version:
+            return
+        game = view.get("game")
+        legal = view.get("legal")
+        if not game or not legal or game["pending"]["seat"] != self.seat:
+            return
+        self.acted_version = version
+        plays = [action for action in legal if action.get("type") in _PLAY_FIRST]
+        action = self.worker.rng.choice(plays or legal)
+        think = self.worker.think
+        if think > 0:  # a person's pace: act after a random delay, without holding up this socket's frames
+            task = asyncio.create_task(self._act_later(think * self.worker.rng.uniform(0.5, 1.5), action))
+            self.later.add(task)
+            task.add_done_callback(self.later.discard)
+            return
+        stats.actions += 1
+        await self._send({"type": "action", "id": self._next_id("a"), "action": action})
+
+    async def _act_later(self, delay: float, action: dict[str, Any]) -> None:
+        await asyncio.sleep(delay)
+        if self.worker.running:
+            self.worker.stats.actions += 1
+            await self._send({"type": "action", "id": self._next_id("a"), "action": action})
+
+    async def start_game(self) -> None:
+        self.worker.stats.host_commands += 1
+        await self._send({"type": "host", "id": self._next_id("h"), "command": "start"})
+
+
+class _Worker:
+    def __init__(self, config: dict[str, Any], index: int) -> None:
+        self.config = config
+        self.index = index
+        self.base = config["url"]
+        self.ws_base = "ws://" + urlsplit(self.base).netloc
+        self.compression = config["compression"]
+        self.think = config["think_ms"] / 1000
+        self.rng = random.Random(config["seed"] * 1000 + index)
+        self.stats = _Stats()
+        self.clients: list[_Client] = []
+        self.running = False
+        self.measuring = False
+        self.stopping = False
+        self._connected = 0
+        self._all_connected = asyncio.Event()
+
+    def connected(self) -> None:
+        self._connected += 1
+        if self._connected >= len(self.clients):
+            self._all_connected.set()
+
+    async def create_tables(self, count: int) -> None:
+        import httpx
+
+        players = self.config["settings"].get("players", 4)
+        limit = asyncio.Semaphore(16)
+        async with httpx.AsyncClient(base_url=self.base, timeout=60) as http:
+            async def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
+                for attempt in range(3):  # a dropped keep-alive connection is retried, and counted
+                    try:
+                        response = await http.post(path, json=body)
+                        response.raise_for_status()
+                        result: dict[str, Any] = response.json()
+                        return result
+                    except httpx.TransportError:
+                        self.stats.setup_retries += 1
+                        if attempt == 2:
+                            raise
+                        await asyncio.sleep(0.5)
+                raise AssertionError("unreachable")
+
+            async def one(number: int) -> None:
+                async with limit:
+                    info = await post("/api/tables", {"name": f"Host {self.index}.{number}", "age": 30,
+                                                      "settings": self.config["settings"]})
+                    seats = [(info["seat"], info["token"])]
+                    for other in range(1, players):
+                        joined = await post(f"/api/tables/{info['code']}/join",
+                                            {"name": f"P{other} {self.index}.{number}", "age": 30})
+                        seats.append((joined["seat"], joined["token"]))
+                for seat, token in seats:
+                    self.clients.append(_Client(self, info["code"], seat, token, host=seat == info["seat"]))
+
+            await asyncio.gather(*(one(n) for n in range(count)))
+
+
+def _worker_main(config: dict[str, Any], index: int, tables: int, results: Any, go: Any) -> None:
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        uvloop.install()
+    asyncio.run(_worker_async(config, index, tables, results, go))
+
+
+async def _worker_async(config: dict[str, Any], index: int, tables: int, results: Any, go: Any) -> None:
+    worker = _Worker(config, index)
+    loop = asyncio.get_running_loop()
+    setup_started = time.monotonic()
+    try:
+        await worker.create_tables(tables)
+    except Exception as error:
+        results.put(("failed", index, f"creating tables: {error!r}"))
+        return
+    created = time.monotonic()
+    connect_limit = asyncio.Semaphore(64)
+
+    async def connect_then_run(client: _Client) -> None:
+        async with connect_limit:
+            task = asyncio.create_task(client.run())
+            while client.ws is None and not task.done():
+                await asyncio.sleep(0.005)
+        await task
+
+    tasks = [asyncio.create_task(connect_then_run(client)) for client in worker.clients]
+    await worker._all_connected.wait()
+    results.put(("ready", index, {"create_s": created - setup_started, "connect_s": time.monotonic() - created}))
+    await loop.run_in_executor(None, go.wait)
+    cpu_start = time.process_time()
+    worker.running = worker.measuring = True
+    await asyncio.gather(*(client.start_game() for client in worker.clients if client.host and client.ws))
+    await asyncio.sleep(config["seconds"])
+    worker.measuring = False
+    worker.running = False
+    worker.stopping = True
+    cpu = time.process_time() - cpu_start
+    # Let outstanding actions be acknowledged (they count), then close everything.
+    drain_deadline = time.monotonic() + 5
+    while any(c.pending for c in worker.clients) and time.monotonic() < drain_deadline:
+        await asyncio.sleep(0.05)
+    for client in worker.clients:
+        if client.ws is not None:
+            with contextlib.suppress(Exception):
+                await client.ws.close()
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(10):
+            await asyncio.gather(*tasks, return_exceptions=True)
+    s = worker.stats
+    results.put(("done", index, {
+        "latencies": s.latencies, "actions": s.actions, "host_commands": s.host_commands,
+        "games_finished": s.games_finished, "states": s.states, "state_bytes": s.state_bytes,
+        "errors": dict(s.errors), "broken": s.broken, "unacked": s.unacked,
+        "connect_failures": s.connect_failures, "samples": s.error_samples, "cpu": cpu,
+        "clients": len(worker.clients), "setup_retries": s.setup_retries,
+    }))
+
+
+# ---------------------------------------------------------------------------- driver
+
+
+def _percentile(sorted_values: list[float], fraction: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    index = min(len(sorted_values) - 1, max(0, round(fraction * len(sorted_values) + 0.5) - 1))
+    return sorted_values[index]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", type=int, default=250, help="tables to create (default 250)")
+    parser.add_argument("--seconds", type=float, default=30.0, help="how long to play (default 30)")
+    parser.add_argument("--players", type=int, default=4, help="seats per table, all load clients (default 4)")
+    parser.add_argument("--settings", default='{"single_round": true}',
+                        help="table settings JSON (default: single-round games, so rematches are exercised)")
+    parser.add_argument("--think-ms", type=float, default=0.0,
+                        help="mean delay before each action (uniform 0.5x..1.5x), like a person's; default 0: "
+                             "as fast as the rules allow, which saturates the server (closed loop)")
+    parser.add_argument("--workers", type=int, default=2, help="client processes (default 2)")
+    parser.add_argument("--url", help="use a running server at http://127.0.0.1:PORT instead of starting one")
+    parser.add_argument("--server-pid", type=int, help="with --url: the server's pid, to report its CPU and memory")
+    parser.add_argument("--port", type=int, default=0, help="port for the started server (default: a free one)")
+    parser.add_argument("--db", help="SQLite file for the started server (default: a temporary file)")
+    parser.add_argument("--server-log-level", default="warning", choices=["debug", "info", "warning", "error"],
+                        help="the started server's --log-level (default warning; its log goes to a temp file)")
+    parser.add_argument("--server-cmd", default=None,
+                        help="the server command (default: royal-revenge next to this Python)")
+    parser.add_argument("--no-compression", dest="compression", action="store_false",
+                        help="do not offer permessage-deflate (browsers do offer it)")
+    parser.add_argument("--max-tables", type=int, default=2000, help="refuse to run more tables than this")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", dest="json_path", help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+
+    if not 1 <= args.tables <= args.max_tables:
+        parser.error(f"--tables must be 1..{args.max_tables}")
+    if not 0 < args.seconds <= 3600:
+        parser.error("--seconds must be in (0, 3600]")
+    settings = json.loads(args.settings)
+    settings.setdefault("players", args.players)
+    workers = max(1, min(args.workers, args.tables))
+
+    temp_dir = Path(tempfile.mkdtemp(prefix="rr-load-"))
+    process: subprocess.Popen[bytes] | None = None
+    server_pid = args.server_pid
+    log_path = temp_dir / "server.log"
+    try:
+        if args.url:
+            netloc = urlsplit(args.url).hostname
+            if netloc not in ("127.0.0.1", "localhost"):
+                parser.error("only 127.0.0.1 is targeted")
+            base = args.url.rstrip("/").replace("localhost", "127.0.0.1")
+        else:
+            port = args.port or _free_port()
+            db = args.db or str(temp_dir / "load.db")
+            command = (args.server_cmd.split() if args.server_cmd else
+                       [str(Path(sys.executable).with_name("royal-revenge"))])
+            command += ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", db,
+                        "--log-level", args.server_log_level]
+            with log_path.open("wb") as log_file:
+                process = subprocess.Popen(command, stdout=log_file, stderr=log_file, start_new_session=True)
+            server_pid = process.pid
+            base = f"http://127.0.0.1:{port}"
+        _wait_healthy(base, 30, process)
+
+        config = {"url": base, "settings": settings, "seconds": args.seconds, "compression": args.compression,
+                  "seed": args.seed, "think_ms": args.think_ms}
+        context = mp.get_context("spawn")
+        results = context.Queue()
+        go = context.Event()
+        shares = [args.tables // workers + (1 if i < args.tables % workers else 0) for i in range(workers)]
+        procs = [context.Process(target=_worker_main, args=(config, i, shares[i], results, go), daemon=True)
+                 for i in range(workers)]
+        setup_start = time.monotonic()
+        for proc in procs:
+            proc.start()
+        ready: list[dict[str, Any]] = []
+        while len(ready) < workers:
+            kind, index, payload = results.get(timeout=600)
+            if kind == "failed":
+                raise SystemExit(f"worker {index} failed: {payload}")
+            ready.append(payload)
+        setup_seconds = time.monotonic() - setup_start
+        rss_before = _rss_mib(server_pid) if server_pid else None
+        cpu_before = _cpu_seconds(server_pid) if server_pid else None
+        load_before = os.getloadavg()[0]
+        wall_start = time.monotonic()
+        go.set()
+        peak_rss = rss_before
+        while time.monotonic() - wall_start < args.seconds:
+            time.sleep(min(1.0, max(0.0, args.seconds - (time.monotonic() - wall_start))))
+            if server_pid:
+                rss = _rss_mib(server_pid)
+                if rss is not None and (peak_rss is None or rss > peak_rss):
+                    peak_rss = rss
+        cpu_after = _cpu_seconds(server_pid) if server_pid else None
+        wall = time.monotonic() - wall_start
+        done: list[dict[str, Any]] = []
+        while len(done) < workers:
+            kind, index, payload = results.get(timeout=120)
+            if kind == "done":
+                done.append(payload)
+        for proc in procs:
+            proc.join(timeout=10)
+    finally:
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGINT)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+    latencies = sorted(x * 1000 for d in done for x in d["latencies"])
+    errors: Counter[str] = Counter()
+    for d in done:
+        errors.update(d["errors"])
+    actions = sum(d["actions"] for d in done)
+    acks = len(latencies)
+    broken = sum(d["broken"] for d in done)
+    unacked = sum(d["unacked"] for d in done)
+    connect_failures = sum(d["connect_failures"] for d in done)
+    clients = sum(d["clients"] for d in done)
+    client_cpu = sum(d["cpu"] for d in done)
+    figures: dict[str, Any] = {
+        "tables": args.tables,
+        "clients": clients,
+        "workers": workers,
+        "seconds": round(wall, 1),
+        "setup_seconds": round(setup_seconds, 1),
+        "actions": actions,
+        "actions_per_s": round(actions / wall, 1),
+        "acks_per_s": round(acks / wall, 1),
+        "games_finished": sum(d["games_finished"] for d in done),
+        "state_frames_per_s": round(sum(d["states"] for d in done) / wall, 1),
+        "mean_state_bytes": round(sum(d["state_bytes"] for d in done) / max(1, sum(d["states"] for d in done))),
+        "ack_ms": {name: round(_percentile(latencies, q), 1) for name, q in
+                   (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))} | {"max": round(latencies[-1], 1) if latencies
+                                                                    else None},
+        "errors": dict(errors),
+        "broken_connections": broken,
+        "connect_failures": connect_failures,
+        "unacked": unacked,
+        "setup_http_retries": sum(d["setup_retries"] for d in done),
+        "server_cpu_percent": round(100 * (cpu_after - cpu_before) / wall, 1)
+        if cpu_after is not None and cpu_before is not None else None,
+        "server_rss_mib": {"before": round(rss_before, 1) if rss_before else None,
+                           "peak": round(peak_rss, 1) if peak_rss else None},
+        "server_cpu_ms_per_action": round(1000 * (cpu_after - cpu_before) / max(1, acks), 2)
+        if cpu_after is not None and cpu_before is not None else None,
+        "clients_cpu_percent": round(100 * client_cpu / wall, 1),
+        "load_average": {"before": load_before, "after": os.getloadavg()[0]},
+        "compression": args.compression,
+        "think_ms": args.think_ms,
+    }
+    total_errors = sum(errors.values()) + broken + connect_failures + unacked
+    print(f"tables {figures['tables']}, clients {clients} in {workers} process(es), think {args.think_ms:g} ms, "
+          f"{figures['seconds']} s measured (setup {figures['setup_seconds']} s)")
+    print(f"actions {actions} = {figures['actions_per_s']}/s (acks {figures['acks_per_s']}/s), "
+          f"games finished {figures['games_finished']}, state frames {figures['state_frames_per_s']}/s "
+          f"of {figures['mean_state_bytes']} bytes")
+    ack = figures["ack_ms"]
+    print(f"ack latency ms: p50 {ack['p50']}  p90 {ack['p90']}  p99 {ack['p99']}  max {ack['max']}")
+    print(f"errors {total_errors}: messages {dict(errors) or 0}, broken connections {broken}, "
+          f"connect failures {connect_failures}, unacknowledged {unacked} (HTTP retries during setup: "
+          f"{figures['setup_http_retries']})")
+    for d in done:
+        for sample in d["samples"][:3]:
+            print(f"  e.g. {sample}")
+    print(f"server CPU {figures['server_cpu_percent']}% of one core, RSS {figures['server_rss_mib']['before']} MiB "
+          f"before, {figures['server_rss_mib']['peak']} MiB peak; {figures['server_cpu_ms_per_action']} ms CPU per "
+          f"acknowledged message")
+    print(f"load clients CPU {figures['clients_cpu_percent']}% (all worker processes); machine load average "
+          f"{load_before:.1f} before, {figures['load_average']['after']:.1f} after on {os.cpu_count()} CPUs")
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(figures, indent=2) + "\n")
+    if process is not None:
+        shutil.rmtree(temp_dir, ignore_errors=True)
+    return 0 if total_errors == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""Bots by name, for the tables, the terminal game, tournaments and RL environments.
+
+>>> make_agent("heuristic", seed=1).name
+'heuristic'
+>>> make_agent("hard", seed=1).name
+'hard'
+>>> try:
+...     make_agent("genius")
+... except BotConfigError as error:
+...     print(error)
+unknown bot 'genius': choose one of random, heuristic, search, easy, normal, hard
+
+Bots:
+
+* ``random``: uniform over the legal actions (no parameters).
+* ``heuristic``: rule-based play (parameters ``forget_uno`` and ``randomness``, probabilities).
+* ``search``: determinized Monte Carlo search (parameters ``iterations``, ``budget_ms``,
+  ``rollout_steps``, ``clock``; with neither budget it makes 200 rollouts per decision).
+
+Levels for people:
+
+* ``easy``: the heuristic, forgetting to call UNO a quarter of the time and making a random
+  move a fifth of the time (both may be overridden).
+* ``normal``: the heuristic.
+* ``hard``: the search with 400 rollouts and at most 100 ms per decision (both may be overridden).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from .base import Agent, RandomAgent
+from .heuristic import HeuristicAgent
+from .search import SearchAgent
+
+__all__ = ["BOT_NAMES", "BOTS", "LEVELS", "BotConfigError", "make_agent"]
+
+BOTS: Final = ("random", "heuristic", "search")
+"""The bots themselves."""
+LEVELS: Final = ("easy", "normal", "hard")
+"""Difficulty levels for people, each one of the bots with settings."""
+BOT_NAMES: Final = BOTS + LEVELS
+"""Every name :func:`make_agent` accepts."""
+
+
+class BotConfigError(ValueError):
+    """A bot name or parameter that does not exist or is out of range; the message lists what is allowed."""
+
+
+# Allowed parameters for each name, with a one-line description used in error messages.
+_PARAMS: Final[Mapping[str, Mapping[str, str]]] = {
+    "random": {},
+    "heuristic": {
+        "forget_uno": "a probability from 0 to 1",
+        "randomness": "a probability from 0 to 1",
+    },
+    "search": {
+        "iterations": "a whole number of rollouts, at least 1",
+        "budget_ms": "a positive number of milliseconds",
+        "rollout_steps": "a whole number, at least 0",
+        "clock": "a function returning seconds",
+    },
+}
+_BASE: Final = {"random": "random", "heuristic": "heuristic", "search": "search",
+                "easy": "heuristic", "normal": "heuristic", "hard": "search"}
+_DEFAULTS: Final[Mapping[str, Mapping[str, Any]]] = {
+    "easy": {"forget_uno": 0.25, "randomness": 0.2},
+    "normal": {},
+    "hard": {"iterations": 400, "budget_ms": 100.0},
+}
+
+
+def make_agent(name: str, seed: int | random.Random | None = None, **params: Any) -> Agent:
+    """A bot by name (see :data:`BOT_NAMES`), seeded for reproducibility.
+
+    ``seed`` is a whole number, a :class:`random.Random`, or ``None`` for an unseeded bot.
+    Raises :class:`BotConfigError` (a ``ValueError``) for an unknown name or parameter, or a
+    parameter value out of range, with a message that names the allowed values.
+    """
+    if not isinstance(name, str) or name.strip().lower() not in BOT_NAMES:
+        raise BotConfigError(f"unknown bot {name!r}: choose one of {', '.join(BOT_NAMES)}")
+    key = name.strip().lower()
+    if seed is not None and not isinstance(seed, random.Random) and (isinstance(seed, bool)
+                                                                      or not isinstance(seed, int)):
+        raise BotConfigError(f"seed must be a whole number, a random.Random or None, not {seed!r}")
+    base = _BASE[key]
+    allowed = _PARAMS[base]
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        described = "; ".join(f"{p} ({d})" for p, d in allowed.items()) or "none"
+        raise BotConfigError(
+            f"bot {key!r} takes no parameter {', '.join(repr(p) for p in unknown)}: allowed parameters: {described}"
+        )
+    settings = {**_DEFAULTS.get(key, {}), **params}
+    try:
+        factory: Callable[..., Agent] = _FACTORIES[base]
+        agent = factory(seed, **settings)
+    except BotConfigError:
+        raise
+    except (ValueError, TypeError) as error:
+        raise BotConfigError(f"bad parameter for bot {key!r}: {error}") from None
+    if key in LEVELS:
+        agent.name = key
+    return agent
+
+
+def _random(seed: int | random.Random | None) -> Agent:
+    return RandomAgent(seed)
+
+
+def _heuristic(seed: int | random.Random | None, **settings: Any) -> Agent:
+    return HeuristicAgent(seed, **settings)
+
+
+def _search(seed: int | random.Random | None, **settings: Any) -> Agent:
+    clock = settings.get("clock")
+    if clock is not None and not callable(clock):
+        raise BotConfigError(f"clock must be a function returning seconds, not {clock!r}")
+    return SearchAgent(seed, **settings)
+
+
+_FACTORIES: Final[Mapping[str, Callable[..., Agent]]] = {
+    "random": _random,
+    "heuristic": _heuristic,
+    "search": _search,
+}

@@ -1,0 +1,224 @@
+"""A PettingZoo AEC environment for 2 to 6 players (see docs/rl.md).
+
+>>> from royal_revenge.rl import aec_env
+>>> env = aec_env(players=3)
+>>> env.reset(seed=1)
+>>> obs, reward, terminated, truncated, info = env.last()
+>>> sorted(obs), obs["observation"].shape, obs["action_mask"].shape
+(['action_mask', 'observation'], (292,), (124,))
+>>> env.agent_selection in env.possible_agents
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..engine import GameOptions
+from .core import EpisodeKind, RewardKind, Table
+from .encoding import NUM_ACTIONS, OBS_SIZE, observation_high
+
+__all__ = ["RoyalRevengeAEC", "aec_env", "raw_env"]
+
+ObsDict = dict[str, npt.NDArray[Any]]
+_ILLEGAL_MODES: Final = ("raise", "terminate")
+
+
+def observation_space(options: GameOptions) -> spaces.Dict:
+    """The observation space: ``observation`` (float32 encoding) and ``action_mask`` (int8)."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(
+                low=np.zeros(OBS_SIZE, dtype=np.float32), high=observation_high(options.target_score), dtype=np.float32
+            ),
+            "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+        }
+    )
+
+
+class RoyalRevengeAEC(AECEnv):  # type: ignore[misc]
+    """UNO Royal Revenge as a PettingZoo AEC environment (agents ``player_0`` .. ``player_{n-1}``).
+
+    Use :func:`aec_env` for the wrapped, order-enforced environment. Parameters:
+
+    * ``players`` (2-6) or ``options`` (a :class:`GameOptions`, for scoring, target, the
+      scepter schedule ``scepter_turns`` or ``None`` for no scepter, ...);
+    * ``episode``: ``"round"`` (default: one round, played as a single-round game) or
+      ``"game"`` (rounds until someone reaches the target; the next round is dealt automatically);
+    * ``reward``: ``"points"`` (zero-sum round points, paid at the end of every round) or
+      ``"win"`` (+1 to the winner, the losers share -1; paid at the end of the episode);
+    * ``max_steps``: truncate the episode after that many steps (``None``: never);
+    * ``fast_observation``: encode through :class:`~royal_revenge.rl.encoding.PublicEncoder`
+      (default) or from a freshly built :class:`Observation` (slower, same result);
+    * ``render_mode``: ``None``, ``"ansi"`` or ``"human"``.
+
+    An illegal action raises :class:`~royal_revenge.rl.core.IllegalRLActionError`.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "royal_revenge_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        players: int | None = None,
+        *,
+        options: GameOptions | None = None,
+        episode: EpisodeKind = "round",
+        reward: RewardKind = "points",
+        max_steps: int | None = None,
+        fast_observation: bool = True,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if options is None:
+            options = GameOptions(players=4 if players is None else players)
+        elif players is not None and players != options.players:
+            raise ValueError(f"players={players} disagrees with options.players={options.players}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
+        self.render_mode = render_mode
+        self.table = Table(
+            options, episode=episode, reward=reward, max_steps=max_steps, fast_observation=fast_observation
+        )
+        n = options.players
+        self.possible_agents: list[str] = [f"player_{seat}" for seat in range(n)]
+        self._seat_of: dict[str, int] = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        obs_space = observation_space(self.table.options)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self._zero_rewards: dict[str, float] = dict.fromkeys(self.possible_agents, 0.0)
+        self._rewarded = False
+        self._next_seed: int | None = None
+        self.agents: list[str] = []
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, dict[str, Any]] = {}
+        self.agent_selection: str = self.possible_agents[0]
+
+    # ------------------------------------------------------------------ spaces
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ API
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new episode. ``seed`` seeds the engine; without one, a fresh seed is drawn."""
+        if seed is not None:
+            self._np_random = np.random.default_rng(seed)
+        elif not hasattr(self, "_np_random"):
+            self._np_random = np.random.default_rng()
+        game_seed = int(seed) if seed is not None else int(self._np_random.integers(0, 2**63))
+        self.table.reset(game_seed)
+        agents = self.possible_agents
+        self.agents = agents[:]
+        self.rewards = dict(self._zero_rewards)
+        self._cumulative_rewards = dict(self._zero_rewards)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {agent: {} for agent in agents}
+        self._rewarded = False
+        self.agent_selection = agents[self.table.selected]
+
+    def observe(self, agent: str) -> ObsDict:
+        vector, mask = self.table.observation(self._seat_of[agent])
+        return {"observation": vector, "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        table = self.table
+        index = table.check(action)
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewarded:
+            self.rewards = dict(self._zero_rewards)
+            self._rewarded = False
+        step_rewards = table.step(index)
+        if step_rewards is not None:
+            rewards = self.rewards
+            cumulative = self._cumulative_rewards
+            for seat, value in enumerate(step_rewards):
+                name = self.possible_agents[seat]
+                rewards[name] = value
+                cumulative[name] += value
+            self._rewarded = True
+        if table.done:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._deads_step_first()
+        elif table.truncated:
+            self.truncations = dict.fromkeys(self.agents, True)
+            self._deads_step_first()
+        else:
+            self.agent_selection = self.possible_agents[table.selected]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = render_text(self.table)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def state(self) -> npt.NDArray[Any]:
+        raise NotImplementedError("the full state holds hidden cards; use observe(agent)")
+
+
+def render_text(table: Table) -> str:
+    """A one-screen text view for a spectator (no hidden cards)."""
+    view = table.state.observe(None)
+    king, jester = view.king, view.jester
+    lines = [
+        f"round {view.round_no}, top {view.top}"
+        + (f" (colour {view.active_colour.letter})" if view.active_colour is not None else "")
+        + f", direction {'left' if view.direction > 0 else 'right'}, draw pile {view.draw_pile_size}",
+    ]
+    for seat in range(view.players):
+        marks = ("K" if seat == king else " ") + ("J" if seat == jester else " ")
+        lines.append(f"  player_{seat} {marks} cards {view.hand_sizes[seat]:>2}  score {view.scores[seat]}")
+    kind = "chance" if table.chance else view.pending.kind.name.lower()
+    lines.append(f"  to decide: player_{table.selected} ({kind})")
+    return "\n".join(lines)
+
+
+def raw_env(**kwargs: Any) -> RoyalRevengeAEC:
+    """The unwrapped environment (raises on an illegal action)."""
+    return RoyalRevengeAEC(**kwargs)
+
+
+def aec_env(players: int | None = None, *, illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
+    """The AEC environment, wrapped the PettingZoo way.
+
+    ``illegal_action="raise"`` (default): an illegal action raises a clear
+    :class:`~royal_revenge.rl.core.IllegalRLActionError` naming the legal ones.
+    ``illegal_action="terminate"``: PettingZoo's ``TerminateIllegalWrapper`` (the mover gets
+    -1, the others 0, the episode ends), as in PettingZoo's classic games.
+    """
+    if illegal_action not in _ILLEGAL_MODES:
+        raise ValueError(f"illegal_action must be one of {_ILLEGAL_MODES}, not {illegal_action!r}")
+    env: AECEnv = RoyalRevengeAEC(players, **kwargs)
+    if illegal_action == "terminate":
+        env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.OrderEnforcingWrapper(env)
+    return env

@@ -1,0 +1,303 @@
+"""The table that both environments share: who is asked to decide, legality, rewards.
+
+A thin adapter over :class:`~royal_revenge.engine.GameState`: legality always comes from
+``GameState.legal_actions(seat)`` and every action goes through ``GameState.step``.
+
+Who is selected (docs/rl.md, "Who decides"):
+
+* normally the engine's decider (``state.pending.seat``): the player whose turn it is, or
+  the King for a colour, a victim or a Jester;
+* after every decision that leaves an UNO window open (someone played their next-to-last
+  card without calling), each *other* seat that may act on it is asked once, in turn: the
+  window's owner first (to call UNO late), then the others in the order of play (to
+  catch). Such a chance is optional: its legal actions are the call or the catch plus
+  :data:`~royal_revenge.rl.encoding.PASS`. A call or a catch closes the window and ends
+  the round of chances. The decider is not asked separately: its own legal actions already
+  hold the call or the catch (D-11).
+* between rounds (a whole-game episode) the table deals the next round itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Final, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..engine import NEXT_ROUND, AnyAction, Decision, GameOptions, GameState, IllegalActionError, Scoring
+from .encoding import (
+    NUM_ACTIONS,
+    PASS,
+    PublicEncoder,
+    Role,
+    decode_table,
+    describe_action,
+    encode_observation,
+    legal_action_ints,
+    role_of,
+)
+
+__all__ = ["Table", "EpisodeKind", "RewardKind", "IllegalRLActionError", "round_rewards", "game_rewards"]
+
+EpisodeKind = Literal["round", "game"]
+RewardKind = Literal["points", "win"]
+
+_ROUND_OVER: Final = Decision.ROUND_OVER
+_GAME_OVER: Final = Decision.GAME_OVER
+_INT8: Final = np.dtype(np.int8)
+_frombuffer: Final = np.frombuffer
+_ROLE_OF: Final = {decision: role_of(decision) for decision in Decision}
+
+
+class IllegalRLActionError(IllegalActionError):
+    """An action index that is not legal for the selected agent now (raised by default)."""
+
+
+def round_rewards(state: GameState) -> list[float]:
+    """Zero-sum points for the round just scored (``reward="points"``).
+
+    Standard scoring: the winner gets the round's points, every other player loses the points
+    left in their own hand (so the rewards sum to zero at any table size). Lowest-tally
+    scoring: every player gets the table's average hand points minus their own.
+    """
+    result = state.last_round
+    assert result is not None
+    hands = result.hand_points
+    if state.options.scoring is Scoring.STANDARD:
+        rewards = [-float(points) for points in hands]
+        rewards[result.winner] = float(result.points)
+        return rewards
+    mean = sum(hands) / len(hands)
+    return [mean - points for points in hands]
+
+
+def game_rewards(state: GameState) -> list[float]:
+    """Zero-sum win/loss for a finished episode (``reward="win"``).
+
+    The winners get +1 each and the losers share the opposite: ``-winners / losers`` each (so
+    -1 at two players, -1/3 each at four with one winner). If everyone shares the win, all get 0.
+    """
+    outcome = state.result
+    assert outcome is not None
+    n = state.players
+    winners = set(outcome.winners)
+    if len(winners) == n:
+        return [0.0] * n
+    loss = -len(winners) / (n - len(winners))
+    return [1.0 if seat in winners else loss for seat in range(n)]
+
+
+class Table:
+    """One game and the selection of the next agent to decide."""
+
+    def __init__(
+        self,
+        options: GameOptions,
+        *,
+        episode: EpisodeKind = "round",
+        reward: RewardKind = "points",
+        max_steps: int | None = None,
+        fast_observation: bool = True,
+    ) -> None:
+        if episode not in ("round", "game"):
+            raise ValueError(f"episode must be 'round' or 'game', not {episode!r}")
+        if reward not in ("points", "win"):
+            raise ValueError(f"reward must be 'points' or 'win', not {reward!r}")
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
+            raise ValueError(f"max_steps must be a positive whole number or None, not {max_steps!r}")
+        if episode == "round" and not options.single_round:
+            options = replace(options, single_round=True)
+        self.options = options
+        self.players = options.players
+        self.episode: EpisodeKind = episode
+        self.reward: RewardKind = reward
+        self.max_steps = max_steps
+        self.fast_observation = fast_observation
+        self._encoder = PublicEncoder()
+        self._decode = [decode_table(self.players, seat) for seat in range(self.players)]
+        self.state = GameState.new(options, seed=0)
+        self.selected = 0
+        self.chance = False
+        self.steps = 0
+        self._queue: list[int] = []
+        self._legal: list[int] | None = None
+        self._legal_engine: list[AnyAction] | None = None
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def done(self) -> bool:
+        return self.state.decision is _GAME_OVER
+
+    @property
+    def truncated(self) -> bool:
+        return self.max_steps is not None and self.steps >= self.max_steps and not self.done
+
+    def role(self, seat: int) -> Role:
+        """What ``seat`` is asked to decide now."""
+        if self.done or seat != self.selected:
+            return Role.NONE
+        if self.chance:
+            return Role.CHANCE
+        return role_of(self.state.decision)
+
+    def engine_legal(self) -> list[AnyAction]:
+        """The engine's legal actions of the selected seat (without PASS)."""
+        if self._legal_engine is None:
+            self._legal_engine = [] if self.done else self.state.legal_actions(self.selected)
+        return self._legal_engine
+
+    def legal(self) -> list[int]:
+        """The legal action indices of the selected seat (PASS included for a chance)."""
+        legal = self._legal
+        if legal is None:
+            if self.done:
+                legal = self._legal = []
+            else:
+                legal = self._legal = legal_action_ints(
+                    self.engine_legal(), self.selected, self.players, chance=self.chance
+                )
+        return legal
+
+    def mask(self, seat: int) -> npt.NDArray[np.int8]:
+        buf = bytearray(NUM_ACTIONS)
+        if seat == self.selected and not self.done:
+            for index in self.legal():
+                buf[index] = 1
+        return np.frombuffer(buf, _INT8)
+
+    def observation(self, seat: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
+        """The encoded observation and the action mask of ``seat`` (the environments' hot path)."""
+        state = self.state
+        buf = bytearray(NUM_ACTIONS)
+        decision = state.decision
+        if decision is _GAME_OVER or seat != self.selected:
+            role = Role.NONE
+        else:
+            role = Role.CHANCE if self.chance else _ROLE_OF[decision]
+            legal = self._legal
+            if legal is None:
+                legal = self.legal()
+            for index in legal:
+                buf[index] = 1
+        if self.fast_observation:
+            vector = self._encoder.encode(state, seat, role)
+        else:
+            vector = encode_observation(state.observe(seat), role)
+        return vector, _frombuffer(buf, _INT8)
+
+    def encode(self, seat: int) -> npt.NDArray[np.float32]:
+        """The encoded observation of ``seat``.
+
+        With ``fast_observation`` (the default) through :class:`PublicEncoder`, which reads the
+        same public fields as ``Observation.of``; otherwise from ``state.observe(seat)``.
+        """
+        if self.fast_observation:
+            return self._encoder.encode(self.state, seat, self.role(seat))
+        return encode_observation(self.state.observe(seat), self.role(seat))
+
+    # ------------------------------------------------------------------ changing
+
+    def reset(self, seed: int) -> list[float] | None:
+        self.state = GameState.new(self.options, seed=seed)
+        self._encoder = PublicEncoder()
+        self.steps = 0
+        self._queue = []
+        self.chance = False
+        self._legal = self._legal_engine = None
+        self._select_decider()
+        return None
+
+    def check(self, index: object) -> int:
+        """``index`` as a legal action index for the selected seat, or :class:`IllegalRLActionError`."""
+        if type(index) is int:
+            action = index
+        elif isinstance(index, int | np.integer) and not isinstance(index, bool):
+            action = int(index)
+        elif isinstance(index, np.ndarray) and index.shape in ((), (1,)) and np.issubdtype(index.dtype, np.integer):
+            action = int(index.reshape(()))
+        else:
+            raise IllegalRLActionError(f"an action must be an integer index, not {index!r}")
+        if self.done:
+            raise IllegalRLActionError("the episode is over; reset the environment")
+        legal = self.legal()
+        if action not in legal:
+            seat = self.selected
+            what = "an optional UNO chance" if self.chance else self.state._describe_pending()
+            choices = ", ".join(f"{i} ({describe_action(i)})" for i in legal)
+            raise IllegalRLActionError(
+                f"action {action} ({describe_action(action)}) is not legal for seat {seat} now "
+                f"({what}); legal actions: {choices}"
+            )
+        return action
+
+    def step(self, index: int) -> list[float] | None:
+        """Apply a *checked* index for the selected seat; returns the rewards of this step (or None: all zero)."""
+        state = self.state
+        seat = self.selected
+        was_chance = self.chance
+        self._legal = self._legal_engine = None
+        self.steps += 1
+        rewards: list[float] | None = None
+        if index != PASS:
+            action = self._decode[seat][index]
+            assert action is not None
+            state.step(seat, action)
+            decision = state.decision
+            if decision is _ROUND_OVER or decision is _GAME_OVER:
+                self._queue = []
+                self.chance = False
+                rewards = self._score()
+                if decision is _ROUND_OVER:
+                    state.step(None, NEXT_ROUND)
+                    self._select_decider()
+                return rewards
+            if not was_chance:
+                self._queue = self._chance_queue() if state.uno_seat is not None else []
+        self._select_next()
+        return rewards
+
+    # ------------------------------------------------------------------ internals
+
+    def _score(self) -> list[float] | None:
+        state = self.state
+        if self.reward == "points":
+            return round_rewards(state)
+        if state.decision is _GAME_OVER:
+            return game_rewards(state)
+        return None
+
+    def _chance_queue(self) -> list[int]:
+        """Seats offered the open UNO window: its owner first, then the others in order of play."""
+        state = self.state
+        owner = state.uno_seat
+        assert owner is not None
+        n = self.players
+        decider = state.decider
+        step = state.direction
+        return [seat for seat in ((owner + k * step) % n for k in range(n)) if seat != decider]
+
+    def _select_next(self) -> None:
+        state = self.state
+        queue = self._queue
+        if not queue:
+            self.chance = False
+            decider = state.decider
+            if decider is not None:
+                self.selected = decider
+            return
+        while queue and state.uno_seat is not None:
+            seat = queue.pop(0)
+            if state.legal_actions(seat):
+                self.selected = seat
+                self.chance = True
+                return
+        queue.clear()
+        self._select_decider()
+
+    def _select_decider(self) -> None:
+        self.chance = False
+        decider = self.state.decider
+        if decider is not None:
+            self.selected = decider

@@ -1,0 +1,1 @@
+"""Tests of the online tables server over real sockets."""

@@ -1,0 +1,375 @@
+"""Harness for the server tests: real uvicorn servers on 127.0.0.1, real WebSocket clients, a FakeClock.
+
+Games are driven step by step: :func:`settle` waits until the table has nothing due at the fake
+time, no change is in flight and every connected client has received the newest view; then a
+scripted person acts or the clock is moved to the table's next deadline. Nothing sleeps for
+real seconds; wall-clock timeouts exist only as safety nets against hangs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import re
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+import websockets
+
+from royal_revenge.bots import RandomAgent
+from royal_revenge.engine import AnyAction, Observation, Play
+from royal_revenge.server.app import create_app
+from royal_revenge.server.hub import FakeClock, Hub
+from royal_revenge.session import Phase, Table
+
+SAFETY = 20.0
+"""Seconds of real time after which a wait is a failure (never reached when things work)."""
+
+CARD_RE = re.compile(r"^(?:[RYGB][1-8RSKJ]|W)$")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def random_agents(level: str, seed: int) -> RandomAgent:
+    return RandomAgent(seed)
+
+
+class EagerAgent:
+    """Random, but plays a card whenever it can (short games): the bots of most tests."""
+
+    name = "eager"
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.inner = RandomAgent(self.rng)
+
+    def act(self, observation: Observation, legal_actions: Sequence[AnyAction]) -> AnyAction | None:
+        plays = [action for action in legal_actions if isinstance(action, Play)]
+        if observation.pending.seat == observation.seat and plays and self.rng.random() < 0.9:
+            return self.rng.choice(plays)
+        return self.inner.act(observation, legal_actions)
+
+
+def eager_agents(level: str, seed: int) -> EagerAgent:
+    return EagerAgent(seed)
+
+
+def choose(rng: random.Random, legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """A scripted person's choice: a random card when one can be played (mostly), else anything legal."""
+    plays = [action for action in legal if action["type"] == "play"]
+    if plays and rng.random() < 0.9:
+        return rng.choice(plays)
+    return rng.choice(legal)
+
+
+@dataclass
+class Server:
+    """One running server: its app, hub, fake clock and address."""
+
+    app: Any
+    clock: FakeClock
+    port: int
+    db: Path
+
+    @property
+    def hub(self) -> Hub:
+        hub: Hub = self.app.state.hub
+        return hub
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def ws_url(self, code: str, token: str | None = None) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws/{code}" + (f"?token={token}" if token is not None else "")
+
+    def table(self, code: str) -> Table:
+        return self.hub._live[code].table
+
+    def http(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=self.http_url, timeout=SAFETY, verify=False)  # plain http: skip TLS setup
+
+    async def create_table(self, name: str = "Ann", age: int | None = None, settings: dict[str, Any] | None = None,
+                           bots: Iterable[str] = ()) -> dict[str, Any]:
+        async with self.http() as http:
+            body: dict[str, Any] = {"name": name, "settings": settings or {}, "bots": list(bots)}
+            if age is not None:
+                body["age"] = age
+            response = await http.post("/api/tables", json=body)
+            assert response.status_code == 201, response.text
+            info: dict[str, Any] = response.json()
+            return info
+
+    async def join(self, code: str, name: str, age: int | None = None) -> dict[str, Any]:
+        async with self.http() as http:
+            response = await http.post(f"/api/tables/{code}/join", json={"name": name, "age": age})
+            assert response.status_code == 200, response.text
+            info: dict[str, Any] = response.json()
+            return info
+
+
+@contextlib.asynccontextmanager
+async def running_server(db: Path, *, clock: FakeClock | None = None,
+                         agent_factory: Callable[[str, int], Any] | None = eager_agents) -> AsyncIterator[Server]:
+    """A uvicorn server in this event loop on a free port of 127.0.0.1, with a fake clock."""
+    clock = clock or FakeClock()
+    app = create_app(f"sqlite+aiosqlite:///{db}", clock=clock, agent_factory=agent_factory)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", ws_max_size=16384)
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    try:
+        async with asyncio.timeout(SAFETY):
+            while not server.started:
+                if task.done():
+                    task.result()
+                    raise RuntimeError("the server stopped while starting")
+                await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        yield Server(app, clock, port, db)
+    finally:
+        server.should_exit = True
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(SAFETY):
+                await task
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    async with running_server(tmp_path / "tables.db") as running:
+        yield running
+
+
+@dataclass(eq=False)
+class Client:
+    """A scripted WebSocket client: reads every frame in the background and keeps the newest view."""
+
+    ws: Any
+    name: str = ""
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    raw: list[str] = field(default_factory=list)
+    view: dict[str, Any] | None = None
+    version: int = -1
+    closed: bool = False
+    close_code: int | None = None
+    _task: asyncio.Task[None] | None = None
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _ids: int = 0
+
+    @classmethod
+    async def connect(cls, server: Server, code: str, token: str | None = None, name: str = "") -> Client:
+        return await cls.connect_url(server.ws_url(code, token), name)
+
+    @classmethod
+    async def connect_url(cls, url: str, name: str = "") -> Client:
+        ws = await websockets.connect(url, max_size=None, open_timeout=SAFETY, compression=None)
+        client = cls(ws, name)
+        client._task = asyncio.create_task(client._read())
+        return client
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                text = raw if isinstance(raw, str) else raw.decode()
+                self.raw.append(text)
+                message = json.loads(text)
+                self.frames.append(message)
+                if message.get("type") == "state":
+                    assert message["version"] > self.version or message["version"] == self.version, message["version"]
+                    self.version = message["version"]
+                    self.view = message["view"]
+                self._changed.set()
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            self.closed = True
+            self.close_code = self.ws.close_code
+            self._changed.set()
+
+    async def wait_for(self, predicate: Callable[[], bool], what: str = "a frame") -> None:
+        async with asyncio.timeout(SAFETY):
+            while not predicate():
+                if self.closed:
+                    raise AssertionError(f"{self.name}: the connection closed while waiting for {what}")
+                self._changed.clear()
+                await self._changed.wait()
+
+    async def wait_closed(self) -> None:
+        async with asyncio.timeout(SAFETY):
+            while not self.closed:
+                self._changed.clear()
+                await self._changed.wait()
+
+    async def first_state(self) -> dict[str, Any]:
+        await self.wait_for(lambda: self.view is not None, "the first snapshot")
+        assert self.view is not None
+        return self.view
+
+    def next_id(self) -> str:
+        self._ids += 1
+        return f"{self.name or 'c'}-{self._ids}"
+
+    async def send_raw(self, data: str | bytes) -> None:
+        await self.ws.send(data)
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send a message with an id and wait for the ack or error that names it."""
+        start = len(self.frames)
+        await self.ws.send(json.dumps(message))
+        return await self.reply(message["id"], start)
+
+    async def reply(self, message_id: str, start: int) -> dict[str, Any]:
+        found: list[dict[str, Any]] = []
+
+        def answered() -> bool:
+            for frame in self.frames[start:]:
+                if frame.get("type") in ("ack", "error") and frame.get("id") == message_id:
+                    found.append(frame)
+                    return True
+            return False
+
+        await self.wait_for(answered, f"the answer to {message_id}")
+        return found[0]
+
+    async def act(self, action: dict[str, Any], message_id: str | None = None) -> dict[str, Any]:
+        return await self.request({"type": "action", "id": message_id or self.next_id(), "action": action})
+
+    async def host(self, command: str, **extra: Any) -> dict[str, Any]:
+        return await self.request({"type": "host", "id": self.next_id(), "command": command, **extra})
+
+    async def close(self) -> None:
+        await self.ws.close()
+        if self._task is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(SAFETY):
+                    await self._task
+
+
+async def settle(server: Server, code: str, clients: Iterable[Client] = ()) -> Table:
+    """Wait until nothing is due or in flight at the table and every open client has the newest view."""
+    live = server.hub._live[code]
+    clients = list(clients)
+    async with asyncio.timeout(SAFETY):
+        while True:
+            table = live.table
+            deadline = table.next_deadline()
+            quiet = (not live.lock.locked() and (deadline is None or deadline > server.clock.now())
+                     and all(c.closed or c.version == table.version for c in clients))
+            if quiet:
+                version = table.version
+                for _ in range(3):
+                    await asyncio.sleep(0)
+                if live.table is table and table.version == version and not live.lock.locked():
+                    return table
+            await asyncio.sleep(0.001)
+
+
+async def step_clock(server: Server, code: str, clients: Iterable[Client] = ()) -> None:
+    """Move the fake clock to the table's next deadline, then settle."""
+    table = server.table(code)
+    deadline = table.next_deadline()
+    assert deadline is not None, "nothing is due and nobody scripted acts: the table would stall"
+    await server.clock.advance(max(deadline - server.clock.now(), 0.0) + 0.001)
+    await settle(server, code, clients)
+
+
+@dataclass
+class Driver:
+    """Plays a table to its end: scripted people choose at random among their legal actions, bots play on the clock.
+
+    ``think`` is the chance that a person lets some fake time pass (up to ``think_seconds``) before
+    acting, so that fanfares and bot catches happen while people are deciding.
+    """
+
+    server: Server
+    code: str
+    humans: dict[int, Client]
+    rng: random.Random
+    observers: list[Client] = field(default_factory=list)
+    think: float = 0.2
+    think_seconds: float = 10.0
+    on_step: Callable[[Table], Any] | None = None
+    actions: int = 0
+
+    @property
+    def clients(self) -> list[Client]:
+        return [*self.humans.values(), *self.observers]
+
+    async def step(self) -> bool:
+        """One step; returns False once the game is over."""
+        table = await settle(self.server, self.code, self.clients)
+        if self.on_step is not None:
+            result = self.on_step(table)
+            if asyncio.iscoroutine(result):
+                await result
+            table = await settle(self.server, self.code, self.clients)
+        if table.phase is not Phase.PLAYING:
+            return False
+        assert table.game is not None
+        state = table.game.state
+        movers = [(seat, client) for seat, client in self.humans.items()
+                  if not client.closed and client.view is not None and client.view.get("legal")]
+        decider = state.decider
+        chosen: tuple[int, Client] | None = None
+        for seat, client in movers:
+            if seat == decider:
+                chosen = (seat, client)
+        if chosen is None and movers and self.rng.random() < 0.5:
+            chosen = self.rng.choice(movers)  # an UNO call or a catch out of turn
+        if chosen is None:
+            await step_clock(self.server, self.code, self.clients)
+            return True
+        if self.rng.random() < self.think:
+            await self.server.clock.advance(self.rng.uniform(0, self.think_seconds))
+            table = await settle(self.server, self.code, self.clients)
+            if table.phase is not Phase.PLAYING:
+                return False
+        seat, client = chosen
+        assert client.view is not None
+        legal = client.view["legal"]
+        if not legal:
+            return True
+        action = choose(self.rng, legal)
+        answer = await client.act(action)
+        self.actions += 1
+        assert answer["type"] == "ack", (action, answer)
+        return True
+
+    async def run(self, max_steps: int = 20_000) -> Table:
+        for _ in range(max_steps):
+            if not await self.step():
+                return await settle(self.server, self.code, self.clients)
+        raise AssertionError("the game did not finish")
+
+
+async def open_game(server: Server, *, humans: int = 1, bots: Iterable[str] = ("normal", "normal"),
+                    settings: dict[str, Any] | None = None, ages: Iterable[int | None] = (),
+                    spectators: int = 0) -> tuple[str, dict[int, Client], dict[int, str], list[Client]]:
+    """Open a table with ``humans`` people (seat 0 first, the host) and ``bots``; start it; connect everyone."""
+    bots = list(bots)
+    ages = list(ages) + [None] * humans
+    players = humans + len(bots)
+    all_settings = {"players": players, "single_round": True, "turn_seconds": 60.0, **(settings or {})}
+    info = await server.create_table("Host", ages[0], all_settings)
+    code = info["code"]
+    tokens = {info["seat"]: info["token"]}
+    for index in range(1, humans):
+        joined = await server.join(code, f"Person{index}", ages[index])
+        tokens[joined["seat"]] = joined["token"]
+    clients = {seat: await Client.connect(server, code, token, f"p{seat}") for seat, token in tokens.items()}
+    host = clients[info["seat"]]
+    for level in bots:
+        assert (await host.host("add_bot", level=level))["type"] == "ack"
+    assert (await host.host("start"))["type"] == "ack"
+    observers = [await Client.connect(server, code, None, f"spectator{i}") for i in range(spectators)]
+    await settle(server, code, [*clients.values(), *observers])
+    return code, clients, tokens, observers

@@ -1,0 +1,285 @@
+"""End-to-end games over real WebSockets: scripted people, bots, reconnects, the King out of turn,
+fanfares during a pending decision, timeouts and autopilot."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+
+import pytest
+
+from royal_revenge.engine import Decision, GameRecord
+from royal_revenge.session import Phase, Table
+
+from .conftest import Client, Driver, Server, open_game, settle, step_clock
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
+
+
+async def test_whole_game_two_people_two_bots_and_a_spectator(server: Server) -> None:
+    code, humans, _, observers = await open_game(server, humans=2, bots=["easy", "normal"], spectators=1)
+    driver = Driver(server, code, humans, random.Random(1), observers=observers)
+    table = await driver.run()
+    assert table.phase is Phase.FINISHED
+    assert driver.actions > 0
+    for client in [*humans.values(), *observers]:
+        assert client.view is not None and client.view["phase"] == "finished"
+        assert client.version == table.version
+    async with server.http() as http:
+        response = await http.get(f"/api/tables/{code}/record")
+    assert response.status_code == 200
+    record = GameRecord.loads(response.text)
+    assert record.replay() == table.game.state  # type: ignore[union-attr]
+
+
+async def _play_until(driver: Driver, condition: Callable[[Table], bool], max_games: int = 30) -> Table:
+    """Drive the game (rematches included) until ``condition(table)`` holds after a settle."""
+    server, code = driver.server, driver.code
+    host = driver.humans[0]
+    for _ in range(max_games):
+        while True:
+            table = await settle(server, code, driver.clients)
+            if table.phase is Phase.PLAYING and condition(table):
+                return table
+            if not await driver.step():
+                break
+        assert (await host.host("rematch"))["type"] == "ack"
+    raise AssertionError("the situation never came up")
+
+
+async def test_reconnect_mid_turn_gets_a_full_snapshot_and_continues(server: Server) -> None:
+    code, humans, tokens, _ = await open_game(server, humans=1, bots=["easy", "normal"], ages=[6])
+    driver = Driver(server, code, humans, random.Random(5), think=0)
+
+    def my_turn(table: Table) -> bool:
+        assert table.game is not None
+        state = table.game.state
+        return state.decider == 0 and state.decision is Decision.TURN and len(table.moves) > 8
+
+    table = await _play_until(driver, my_turn)
+    old = humans[0]
+    assert old.view is not None
+    before = old.view
+    await old.close()
+    table = await settle(server, code)
+    assert not table.seats[0].connected
+    new = await Client.connect(server, code, tokens[0], "p0-again")
+    view = await new.first_state()
+    table = await settle(server, code, [new])
+    assert new.frames[0]["type"] == "state"  # a full snapshot first
+    assert view["you"] == 0 and table.seats[0].connected
+    assert view["version"] == before["version"] + 2  # one change for leaving, one for coming back
+    for key in ("hand", "discard_pile", "pending", "hand_sizes", "king", "jester", "current", "active_colour"):
+        assert view["game"][key] == before["game"][key], key
+    assert sorted(view["game"]["hand"]) == sorted(str(card) for card in table.game.state.hands[0])  # type: ignore[union-attr]
+    assert view["legal"] == before["legal"] and view["legal"]
+    driver.humans[0] = new
+    table = await driver.run()
+    assert table.phase is Phase.FINISHED
+    assert any(m.by == "player" and m.move.startswith("0:") for m in table.moves[len(table.moves) - driver.actions:])
+
+
+async def test_the_king_decides_out_of_turn(server: Server) -> None:
+    """Seat 0 is King (the youngest); seat 1, a person, plays a Wild or King's Choice; seat 0 chooses."""
+    code, humans, _, _ = await open_game(server, humans=2, bots=["normal"], ages=[5, 40],
+                                         settings={"scepter_min_seconds": 3000, "scepter_max_seconds": 3600})
+    king, player = humans[0], humans[1]
+    driver = Driver(server, code, humans, random.Random(11), think=0)
+
+    def others_card_awaits_the_king(table: Table) -> bool:
+        assert table.game is not None
+        state = table.game.state
+        return state.decision in (Decision.COLOUR, Decision.VICTIM) and state.decider == 0 and state.resolving == 1
+
+    table = await _play_until(driver, others_card_awaits_the_king)
+    assert table.game is not None
+    assert table.game.state.king == 0
+    assert king.view is not None and player.view is not None
+    assert king.view["game"]["pending"]["seat"] == 0 and king.view["game"]["resolving"] == 1
+    assert player.view["game"]["pending"]["seat"] == 0
+    assert all(action["type"] in ("uno", "catch") for action in player.view["legal"])
+    assert {action["type"] for action in king.view["legal"]} <= {"colour", "victim", "uno", "catch"}
+    # The player whose card it was may not choose for the King.
+    choice = next(action for action in king.view["legal"] if action["type"] in ("colour", "victim"))
+    refused = await player.act(choice)
+    assert refused["type"] == "error" and refused["code"] == "illegal"
+    version = table.version
+    assert (await king.act(choice))["type"] == "ack"
+    table = await settle(server, code, driver.clients)
+    assert table.version == version + 1
+    line = player.view["log"][-1]["text"] if player.view["log"] else ""
+    assert any(entry["text"].startswith("King Host ") for entry in player.view["log"][-4:]), line
+    # And the game goes on to its end.
+    table = await driver.run()
+    assert table.phase is Phase.FINISHED
+
+
+async def test_the_new_king_chooses_the_jester_out_of_turn(server: Server) -> None:
+    """After a fanfare the seat to the King's left must choose the Jester: a person does it from their socket."""
+    code, humans, _, _ = await open_game(server, humans=2, bots=["easy", "easy"], ages=[5, 40],
+                                         settings={"scepter_min_seconds": 5, "scepter_max_seconds": 8})
+    driver = Driver(server, code, humans, random.Random(2), think=0)
+
+    def jester_for_seat_1(table: Table) -> bool:
+        assert table.game is not None
+        state = table.game.state
+        return state.decision is Decision.JESTER and state.decider == 1 and not state.jester_for_setup
+
+    await _play_until(driver, jester_for_seat_1)
+    new_king = humans[1]
+    assert new_king.view is not None
+    assert new_king.view["game"]["king"] == 1
+    assert sorted(a["seat"] for a in new_king.view["legal"] if a["type"] == "jester") == [0, 2, 3]
+    refused = await humans[0].act({"type": "jester", "seat": 2})
+    assert refused["type"] == "error" and refused["code"] == "illegal"
+    assert (await new_king.act({"type": "jester", "seat": 0}))["type"] == "ack"
+    table = await settle(server, code, driver.clients)
+    assert table.game is not None and table.game.state.jester == 0 and table.deadlines.scepter is not None
+    assert (await driver.run()).phase is Phase.FINISHED
+
+
+async def test_a_fanfare_during_a_pending_choice_waits_for_it(server: Server) -> None:
+    """R-KING-3: the scepter sounds while the King chooses a colour or victim; the Crown passes only after."""
+    code, humans, _, _ = await open_game(server, humans=1, bots=["easy", "easy"], ages=[5],
+                                         settings={"turn_seconds": 600})
+    king = humans[0]
+    driver = Driver(server, code, humans, random.Random(4), think=0)
+
+    def king_choosing_with_the_scepter_running(table: Table) -> bool:
+        assert table.game is not None
+        state = table.game.state
+        return (state.decision in (Decision.COLOUR, Decision.VICTIM) and state.decider == 0 == state.king
+                and table.deadlines.scepter is not None)
+
+    table = await _play_until(driver, king_choosing_with_the_scepter_running)
+    assert king.view is not None
+    pending = dict(king.view["game"]["pending"])
+    scepter = table.deadlines.scepter
+    assert scepter is not None and table.deadlines.decision is not None and scepter < table.deadlines.decision
+    assert repr(scepter) not in json.dumps(king.frames)  # nobody is told when the scepter will sound
+    await server.clock.advance(scepter - server.clock.now() + 0.5)
+    table = await settle(server, code, driver.clients)
+    view = king.view
+    assert view is not None
+    assert view["game"]["fanfare_queued"] is True
+    assert view["game"]["king"] == 0 and view["game"]["pending"] == pending  # nothing moved yet
+    assert view["log"][-1]["text"] == "FANFARE! The scepter sounds (once the pending choice is made)"
+    choice = next(action for action in view["legal"] if action["type"] in ("colour", "victim"))
+    assert (await king.act(choice))["type"] == "ack"
+    table = await settle(server, code, driver.clients)
+    view = king.view
+    assert view is not None
+    texts = [entry["text"] for entry in view["log"]]
+    chosen = max(i for i, text in enumerate(texts) if text.startswith("King Host "))
+    crowned = max(i for i, text in enumerate(texts) if text.startswith("The Crown passes to"))
+    assert chosen < crowned  # the choice by the old King, then the Crown
+    assert view["game"]["king"] == 1 and view["game"]["fanfare_queued"] is False
+    assert view["game"]["pending"] == {"kind": "jester", "seat": 1}  # the new King chooses a Jester
+    assert (await driver.run()).phase is Phase.FINISHED
+
+
+async def test_a_timed_out_player_is_replaced_by_a_bot(server: Server) -> None:
+    settings = {"turn_seconds": 20, "max_timeouts": 2, "scepter_min_seconds": 3000, "scepter_max_seconds": 3600}
+    code, humans, _, _ = await open_game(server, humans=1, bots=["easy", "easy"], ages=[5], settings=settings)
+    me = humans[0]
+    clients = [me]
+
+    async def until_mine() -> Table:
+        for _ in range(500):
+            table = await settle(server, code, clients)
+            assert table.phase is Phase.PLAYING and table.game is not None
+            if table.game.state.decider == 0:
+                return table
+            await step_clock(server, code, clients)
+        raise AssertionError("seat 0 never had to decide")
+
+    for timeouts in (1, 2):
+        table = await until_mine()
+        assert me.view is not None and me.view["decision_deadline"] == table.deadlines.decision
+        moves = len(table.moves)
+        await server.clock.advance(20.5)  # the decision clock runs out
+        table = await settle(server, code, clients)
+        timed_out = [m for m in table.moves[moves:] if m.move.startswith("0:")]
+        assert timed_out and timed_out[0].by == "timeout"
+        assert table.seats[0].timeouts == timeouts
+        assert me.view is not None and me.view["seats"][0]["autopilot"] is (timeouts == 2)
+    # On autopilot a bot plays the seat at bot speed, with nobody waiting for the decision clock.
+    table = await until_mine()
+    assert table.deadlines.decision is None and table.deadlines.bot is not None
+    moves = len(table.moves)
+    await step_clock(server, code, clients)
+    table = await settle(server, code, clients)
+    assert [m.by for m in table.moves[moves:] if m.move.startswith("0:")][:1] == ["bot"]
+    # Until the player acts again.
+    table = await until_mine()
+    assert me.view is not None and me.view["legal"]
+    assert (await me.act(me.view["legal"][0]))["type"] == "ack"
+    table = await settle(server, code, clients)
+    assert table.seats[0].autopilot is False and table.seats[0].timeouts == 0
+    assert me.view["seats"][0]["autopilot"] is False
+    assert (await Driver(server, code, humans, random.Random(8)).run()).phase is Phase.FINISHED
+
+
+async def test_a_fanfare_while_a_drawn_card_is_decided_waits_for_the_decision(server: Server) -> None:
+    """R-KING-3: a player who drew decides about the drawn card before the Crown moves."""
+    code, humans, _, _ = await open_game(server, humans=1, bots=["easy", "easy"], ages=[30],
+                                         settings={"turn_seconds": 600})
+    me = humans[0]
+    driver = Driver(server, code, humans, random.Random(6), think=0)
+
+    def deciding_on_a_drawn_card(table: Table) -> bool:
+        assert table.game is not None
+        state = table.game.state
+        return state.decision is Decision.DRAWN and state.decider == 0 and table.deadlines.scepter is not None
+
+    table = await _play_until(driver, deciding_on_a_drawn_card)
+    assert table.game is not None and table.deadlines.scepter is not None
+    king = table.game.state.king
+    await server.clock.advance(table.deadlines.scepter - server.clock.now() + 0.5)
+    table = await settle(server, code, driver.clients)
+    assert me.view is not None
+    assert me.view["game"]["fanfare_queued"] is True and me.view["game"]["king"] == king
+    assert me.view["game"]["pending"] == {"kind": "drawn", "seat": 0} and me.view["game"]["drawn"] is not None
+    assert (await me.act({"type": "keep"}))["type"] == "ack"
+    table = await settle(server, code, driver.clients)
+    assert table.game is not None
+    new_king = (king + 1) % 3
+    assert me.view["game"]["king"] == new_king and me.view["game"]["fanfare_queued"] is False
+    assert me.view["game"]["pending"] == {"kind": "jester", "seat": new_king}
+    assert (await driver.run()).phase is Phase.FINISHED
+
+
+async def test_a_player_gone_past_the_grace_time_is_played_by_a_bot_until_they_return(server: Server) -> None:
+    settings = {"turn_seconds": 60, "grace_seconds": 10, "scepter_min_seconds": 3000, "scepter_max_seconds": 3600}
+    code, humans, tokens, _ = await open_game(server, humans=2, bots=["easy"], ages=[5, 30], settings=settings)
+    driver = Driver(server, code, humans, random.Random(9), think=0)
+
+    def seat_1_to_play(table: Table) -> bool:
+        assert table.game is not None
+        return table.game.state.decider == 1 and table.game.state.decision is Decision.TURN
+
+    await _play_until(driver, seat_1_to_play)
+    await humans[1].close()
+    table = await settle(server, code, [humans[0]])
+    assert not table.seats[1].connected
+    assert table.deadlines.decision is not None and table.deadlines.decision <= server.clock.now() + 10
+    moves = len(table.moves)
+    await server.clock.advance(10.5)  # the grace time runs out before the 60-second decision clock
+    table = await settle(server, code, [humans[0]])
+    assert [m.by for m in table.moves[moves:] if m.move.startswith("1:")][:1] == ["timeout"]
+    assert table.seats[1].autopilot
+    # The game goes on without them, at bot speed.
+    del driver.humans[1]
+    for _ in range(30):
+        if not await driver.step():
+            break
+    table = await settle(server, code, [humans[0]])
+    if table.phase is Phase.PLAYING:
+        assert any(m.by == "bot" and m.move.startswith("1:") for m in table.moves[moves:])
+        back = await Client.connect(server, code, tokens[1], "p1-back")
+        view = await back.first_state()
+        table = await settle(server, code, [humans[0], back])
+        assert view["you"] == 1 and not table.seats[1].autopilot and table.seats[1].connected
+        driver.humans[1] = back
+    assert (await driver.run()).phase is Phase.FINISHED

@@ -15,7 +15,7 @@ from royal_revenge.engine import (
 )
 from royal_revenge.engine.position import position
 
-from .helpers import apply, cards, hand, refused, seed_with_start, top
+from .helpers import apply, cards, hand, refused, rest_of_deck, seed_with_start, top
 
 HANDS = ["R1 R2 G3", "R3 R4 B1", "R5 R6 B2", "R8 Y1 B3"]
 DRAW = "Y7 Y6 Y5 Y4 Y3"
@@ -55,6 +55,11 @@ def test_turn_count_counts_whole_turns() -> None:
     apply(state, "2:R5")
     assert state.king == 3
     assert state.pending == (Decision.JESTER, 3)
+    used = ["B2 G6", "G1 Y2", "R7"]
+    state = position(hands=[*used[:2], rest_of_deck(*used)], discard="R7", draw="", king=2, scepter_left=1)
+    apply(state, "0:draw")  # nothing to draw: a pass, and a turn
+    assert state.king == 0
+    assert state.pending == (Decision.JESTER, 0)
 
 
 def test_scepter_turns_drawn_in_the_configured_range() -> None:

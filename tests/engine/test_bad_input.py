@@ -300,21 +300,13 @@ def test_objects_that_are_not_actions(thing: object) -> None:
     assert "not an action" in message
 
 
-XFAIL_NON_CARD = pytest.mark.xfail(
-    strict=True,
-    reason="state.py _on_play tests `card in hand` by int equality, so a plain int or bool equal to a held card's "
-    "code is accepted (the discard then holds a non-Card and state_to_json writes '1' or 'True'); a float equal "
-    "to a held code raises TypeError from the playability table instead of IllegalActionError",
-)
-
-
 @pytest.mark.parametrize(
     "card",
     [
-        pytest.param(1, marks=XFAIL_NON_CARD, id="int-1-is-R2"),
-        pytest.param(48, marks=XFAIL_NON_CARD, id="int-48-is-W"),
-        pytest.param(True, marks=XFAIL_NON_CARD, id="True-is-R2"),
-        pytest.param(48.0, marks=XFAIL_NON_CARD, id="float-48.0"),
+        pytest.param(1, id="int-1-is-R2"),
+        pytest.param(48, id="int-48-is-W"),
+        pytest.param(True, id="True-is-R2"),
+        pytest.param(48.0, id="float-48.0"),
         pytest.param(-1, id="int-minus-1"),
         pytest.param(49, id="int-49"),
         pytest.param("R1", id="text-R1"),
@@ -377,11 +369,6 @@ def test_action_and_move_parse_refuse_non_text(value: object) -> None:
         Move.parse(value)  # type: ignore[arg-type]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cards.py: Card.parse and Colour.parse call text.strip() without checking the type, so a non-string "
-    "raises AttributeError instead of NotationError (Action.parse and Move.parse do check)",
-)
 @pytest.mark.parametrize("value", [None, 7], ids=repr)
 def test_card_and_colour_parse_refuse_non_text(value: object) -> None:
     with pytest.raises(NotationError):

@@ -56,6 +56,8 @@ class Colour(IntEnum):
     @classmethod
     def parse(cls, text: str) -> Colour:
         """Parse ``R``/``Y``/``G``/``B`` or a full colour name (any case)."""
+        if not isinstance(text, str):
+            raise NotationError(f"a colour must be text, not {type(text).__name__}")
         key = text.strip().upper()
         for colour in cls:
             if key in (colour.letter, colour.name):
@@ -172,6 +174,8 @@ class Card(int):
     @classmethod
     def parse(cls, text: str) -> Card:
         """Parse the notation (case-insensitive): ``R7``, ``BJ``, ``GK``, ``YR``, ``RS``, ``W``."""
+        if not isinstance(text, str):
+            raise NotationError(f"a card must be text, not {type(text).__name__}")
         card = _BY_TEXT.get(text.strip().upper())
         if card is None:
             raise NotationError(

@@ -504,6 +504,8 @@ class GameState:
 
     def _on_play(self, seat: int | None, action: Play) -> None:
         card = action.card
+        if type(card) is not Card or type(action.uno) is not bool:
+            raise IllegalActionError(f"a play needs a Card and a true/false UNO call, not {action!r}", "R-TURN-2")
         decision = self.decision
         if decision is DRAWN:
             self._require(seat, DRAWN, "play a card")
@@ -515,7 +517,7 @@ class GameState:
                 raise IllegalActionError(f"the drawn card {card} does not match {self._match_text()}", "R-TURN-3")
         else:
             self._require(seat, TURN, "play a card")
-            if card not in self.hands[seat]:  # type: ignore[index]
+            if card not in self.hands[seat]:  # type: ignore[index]  # _require guarantees a seat
                 raise IllegalActionError(f"seat {seat} holds no {card}", "R-TURN-2")
             if not PLAYABLE[self._match_key()][card]:
                 raise IllegalActionError(f"{card} cannot be played on {self._match_text()}", "R-TURN-1")

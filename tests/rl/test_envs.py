@@ -441,3 +441,72 @@ def test_play_with_uno_is_in_the_space() -> None:
 def test_action_space_size() -> None:
     env = raw_env(players=5)
     assert env.action_space("player_0").n == NUM_ACTIONS
+
+
+def test_registered_with_gymnasium() -> None:
+    import gymnasium
+
+    env = gymnasium.make("RoyalRevenge-v0", players=3, illegal_action="terminate", disable_env_checker=True)
+    obs, _ = env.reset(seed=1)
+    assert obs["action_mask"].any()
+    quiet(check_env, env.unwrapped)
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_the_fast_observation_equals_the_observation_path_step_by_step(players: int) -> None:
+    """The environments' incremental encoder (discard counts kept across steps, reshuffles, new rounds,
+    score changes) gives exactly the encoding of a freshly built ``Observation`` for every agent."""
+    options = GameOptions(players=players, target_score=150)
+    fast = raw_env(options=options, episode="game")
+    slow = raw_env(options=options, episode="game", fast_observation=False)
+    fast.reset(seed=players)
+    slow.reset(seed=players)
+    rng = random.Random(players)
+    reshuffles = steps = 0
+    while fast.agents and steps < 4000:
+        agent = fast.agent_selection
+        assert agent == slow.agent_selection
+        for other in fast.possible_agents:
+            a, b = fast.observe(other), slow.observe(other)
+            assert np.array_equal(a["observation"], b["observation"])
+            assert np.array_equal(a["action_mask"], b["action_mask"])
+        obs, _, terminated, truncated, _ = fast.last()
+        if terminated or truncated:
+            fast.step(None)
+            slow.step(None)
+            continue
+        pile = len(fast.table.state.draw_pile)
+        action = pick(obs["action_mask"], rng) if rng.random() < 0.7 else int(np.flatnonzero(obs["action_mask"])[-1])
+        fast.step(action)
+        slow.step(action)
+        reshuffles += len(fast.table.state.draw_pile) > pile
+        steps += 1
+    assert reshuffles >= 1
+
+
+def test_gym_env_against_bots_from_the_library() -> None:
+    pytest.importorskip("royal_revenge.bots.registry")
+
+    def run(seed: int) -> tuple[list[int], float]:
+        env = gym_env(players=3, opponents=["heuristic", "easy"], learner_seat=None)
+        obs, _ = env.reset(seed=seed)
+        actions, total, done = [], 0.0, False
+        while not done:
+            action = int(np.flatnonzero(obs["action_mask"])[0])
+            actions.append(action)
+            obs, reward, terminated, truncated, _ = env.step(action)
+            total += float(reward)
+            done = terminated or truncated
+        return actions, total
+
+    assert run(3) == run(3)
+
+
+def test_the_order_is_enforced() -> None:
+    env = aec_env(players=2)
+    with pytest.raises(AssertionError, match="reset"):
+        env.last()
+    with pytest.raises(AssertionError, match="reset"):
+        env.step(0)
+    env.reset(seed=0)
+    assert env.last()[0]["action_mask"].any()

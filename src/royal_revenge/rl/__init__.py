@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
+
 from .aec import RoyalRevengeAEC, aec_env, raw_env
 from .core import IllegalRLActionError, game_rewards, round_rewards
 from .encoding import (
@@ -36,6 +38,7 @@ __all__ = [
     "env",
     "raw_env",
     "gym_env",
+    "GYM_ID",
     "make_bot",
     "game_rewards",
     "round_rewards",
@@ -57,3 +60,10 @@ env = aec_env
 def gym_env(players: int | None = None, **kwargs: Any) -> RoyalRevengeEnv:
     """The Gymnasium single-agent environment (see :class:`RoyalRevengeEnv`)."""
     return RoyalRevengeEnv(players, **kwargs)
+
+
+GYM_ID = "RoyalRevenge-v0"
+"""Also registered with Gymnasium: ``gymnasium.make("RoyalRevenge-v0", players=3)``."""
+
+if GYM_ID not in gymnasium.registry:
+    gymnasium.register(id=GYM_ID, entry_point="royal_revenge.rl.gym_env:RoyalRevengeEnv")

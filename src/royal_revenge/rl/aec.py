@@ -19,6 +19,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from ..engine import GameOptions
 from .core import EpisodeKind, RewardKind, Table
@@ -202,6 +203,24 @@ def render_text(table: Table) -> str:
     return "\n".join(lines)
 
 
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order-enforcing wrapper with ``last()`` forwarded in one call.
+
+    The inherited ``last()`` reads four dictionaries through the wrappers' ``__getattr__`` chain,
+    which costs more than the whole observation; the checks are the same (``last()`` before
+    ``reset()`` is an error, as ``observe()`` is).
+    """
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        result: tuple[Any, float, bool, bool, dict[str, Any]] = self.env.last(observe)
+        return result
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
 def raw_env(**kwargs: Any) -> RoyalRevengeAEC:
     """The unwrapped environment (raises on an illegal action)."""
     return RoyalRevengeAEC(**kwargs)
@@ -220,5 +239,5 @@ def aec_env(players: int | None = None, *, illegal_action: str = "raise", **kwar
     env: AECEnv = RoyalRevengeAEC(players, **kwargs)
     if illegal_action == "terminate":
         env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
-    env = wrappers.OrderEnforcingWrapper(env)
+    env = OrderEnforcingWrapper(env)
     return env

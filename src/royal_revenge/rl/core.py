@@ -34,6 +34,7 @@ from .encoding import (
     decode_table,
     describe_action,
     encode_observation,
+    encode_table,
     legal_action_ints,
     role_of,
 )
@@ -116,6 +117,7 @@ class Table:
         self.fast_observation = fast_observation
         self._encoder = PublicEncoder()
         self._decode = [decode_table(self.players, seat) for seat in range(self.players)]
+        self._ids = [encode_table(self.players, seat) for seat in range(self.players)]
         self.state = GameState.new(options, seed=0)
         self.selected = 0
         self.chance = False
@@ -144,20 +146,25 @@ class Table:
 
     def engine_legal(self) -> list[AnyAction]:
         """The engine's legal actions of the selected seat (without PASS)."""
-        if self._legal_engine is None:
-            self._legal_engine = [] if self.done else self.state.legal_actions(self.selected)
-        return self._legal_engine
+        engine = self._legal_engine
+        if engine is None:
+            state = self.state
+            engine = self._legal_engine = [] if state.decision is _GAME_OVER else state.legal_actions(self.selected)
+        return engine
 
     def legal(self) -> list[int]:
         """The legal action indices of the selected seat (PASS included for a chance)."""
         legal = self._legal
         if legal is None:
-            if self.done:
-                legal = self._legal = []
-            else:
-                legal = self._legal = legal_action_ints(
-                    self.engine_legal(), self.selected, self.players, chance=self.chance
-                )
+            engine = self.engine_legal()
+            ids = self._ids[self.selected]
+            try:
+                legal = [ids[id(action)] for action in engine]
+            except KeyError:  # not the engine's shared instances (never, today): map by value
+                legal = legal_action_ints(engine, self.selected, self.players)
+            if self.chance:
+                legal.append(PASS)
+            self._legal = legal
         return legal
 
     def mask(self, seat: int) -> npt.NDArray[np.int8]:
@@ -219,9 +226,11 @@ class Table:
             action = int(index.reshape(()))
         else:
             raise IllegalRLActionError(f"an action must be an integer index, not {index!r}")
-        if self.done:
+        if self.state.decision is _GAME_OVER:
             raise IllegalRLActionError("the episode is over; reset the environment")
-        legal = self.legal()
+        legal = self._legal
+        if legal is None:
+            legal = self.legal()
         if action not in legal:
             seat = self.selected
             what = "an optional UNO chance" if self.chance else self.state._describe_pending()

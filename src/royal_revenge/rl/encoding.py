@@ -87,6 +87,7 @@ __all__ = [
     "role_of",
     "PublicEncoder",
     "decode_table",
+    "encode_table",
 ]
 
 # ---------------------------------------------------------------------------- actions
@@ -133,6 +134,11 @@ def _build_tables(players: int, seat: int) -> tuple[dict[int, int], tuple[AnyAct
 _TABLES: Final = {
     players: tuple(_build_tables(players, seat) for seat in range(players)) for players in range(2, MAX_SEATS + 1)
 }
+
+
+def encode_table(players: int, seat: int) -> dict[int, int]:
+    """``id(shared engine action) -> index`` for ``seat`` (the engine lists its shared action instances)."""
+    return _TABLES[players][seat][0]
 
 
 def decode_table(players: int, seat: int) -> tuple[AnyAction | None, ...]:
@@ -476,6 +482,7 @@ _TURNS: Final = Layout.TURNS_SINCE_SCEPTER
 _JESTER_FOR_SETUP: Final = Layout.JESTER_FOR_SETUP
 _TURNS_CAP: Final = Layout.TURNS_CAP
 _FLOAT32: Final = np.dtype(np.float32)
+_UINT8: Final = np.dtype(np.uint8)
 _frombuffer: Final = np.frombuffer
 
 
@@ -488,32 +495,36 @@ class PublicEncoder:
     ``Observation.of(state, seat)`` copies (the observer's own hand and drawn card, never
     another hand, the draw pile's order, the scepter's schedule or the generator), and keeps
     one template per observer with what changes slowly (the discard counts, which everyone
-    sees, the scores and the table size). Its output equals
-    ``encode_observation(state.observe(seat), role)``; tests/rl check that at every step of
-    random games at every table size, and that hidden information does not change it.
+    sees, and the table size). It writes small whole numbers into a ``bytearray`` (fast in
+    Python) and converts once to ``float32``; the scores, which can exceed 255, are copied in
+    afterwards. Its output equals ``encode_observation(state.observe(seat), role)``; tests/rl
+    check that at every step of random games at every table size, and that hidden information
+    does not change it.
     """
 
-    __slots__ = ("_bases", "_discard", "_players", "_scores", "_seen")
+    __slots__ = ("_bases", "_discard", "_players", "_score_rows", "_scores", "_seen")
 
     def __init__(self) -> None:
-        self._bases: list[array.array[float]] = []
+        self._bases: list[bytearray] = []
         self._discard: list[Card] | None = None  # held, so that the identity test below is sound
         self._seen = 0
         self._scores: list[int] = []
+        self._score_rows: list[npt.NDArray[np.float32]] | None = None
         self._players = 0
 
     def _rebuild(self, state: GameState) -> None:
         n = self._players = state.players
         self._bases = []
         for _ in range(n):
-            base = array.array("f", _ZERO)
+            base = bytearray(OBS_SIZE)
             for rel in range(n):
-                base[_SEATS + rel] = 1.0
-            base[_PLAYERS + n - 2] = 1.0
+                base[_SEATS + rel] = 1
+            base[_PLAYERS + n - 2] = 1
             self._bases.append(base)
         self._discard = None
         self._seen = 0
         self._scores = []
+        self._score_rows = None
 
     def _sync(self, state: GameState) -> None:
         if state.players != self._players:
@@ -523,73 +534,86 @@ class PublicEncoder:
         start = self._seen
         if discard is not self._discard or len(discard) < start:
             for base in bases:
-                for index in range(_DISCARD, _DISCARD + NUM_FACES):
-                    base[index] = 0.0
+                base[_DISCARD : _DISCARD + NUM_FACES] = bytes(NUM_FACES)
             self._discard = discard
             start = 0
         for position in range(start, len(discard)):
             index = _DISCARD + discard[position]
             for base in bases:
-                base[index] += 1.0
+                base[index] += 1
         self._seen = len(discard)
         scores = state.scores
         if scores != self._scores:
-            n = self._players
-            for me, base in enumerate(bases):
-                for seat, rel in enumerate(_REL[n][me]):
-                    base[_SCORES + rel] = scores[seat]
             self._scores = scores[:]
+            if any(scores):
+                n = self._players
+                rows = []
+                for me in range(n):
+                    row = np.zeros(MAX_SEATS, dtype=np.float32)
+                    for seat, rel in enumerate(_REL[n][me]):
+                        row[rel] = scores[seat]
+                    rows.append(row)
+                self._score_rows = rows
+            else:
+                self._score_rows = None
 
     def encode(self, state: GameState, me: int, role: Role) -> npt.NDArray[np.float32]:
         discard = state.discard
         if discard is not self._discard or len(discard) != self._seen or state.scores != self._scores:
             self._sync(state)
-        v = array.array("f", self._bases[me])
+        v = bytearray(self._bases[me])
         for card in state.hands[me]:
-            v[card] += 1.0
+            v[card] += 1
         rel = _REL[state.players][me]
-        v[_TOP + discard[-1]] = 1.0
+        v[_TOP + discard[-1]] = 1
         active = state.active_colour
         if active is not None:
-            v[_ACTIVE + active] = 1.0
+            v[_ACTIVE + active] = 1
         decision = state.decision
         decider = state.decider
         if decision is _DRAWN_DECISION and decider == me:
             drawn = state.drawn
             if drawn is not None:
-                v[_DRAWN + drawn] = 1.0
+                v[_DRAWN + drawn] = 1
         for seat, hand in enumerate(state.hands):
             v[_H_SIZES + rel[seat]] = len(hand)
-        v[_KING + rel[state.king]] = 1.0
+        v[_KING + rel[state.king]] = 1
         jester = state.jester
         if jester is not None:
-            v[_JESTER + rel[jester]] = 1.0
-        v[_DEALER + rel[state.dealer]] = 1.0
-        v[_CURRENT + rel[state.current]] = 1.0
+            v[_JESTER + rel[jester]] = 1
+        v[_DEALER + rel[state.dealer]] = 1
+        v[_CURRENT + rel[state.current]] = 1
         if decider is not None:
-            v[_DECIDER + rel[decider]] = 1.0
+            v[_DECIDER + rel[decider]] = 1
         uno = state.uno_seat
         if uno is not None:
-            v[_UNO + rel[uno]] = 1.0
+            v[_UNO + rel[uno]] = 1
         passes = state.passes
         if passes:
             for seat in range(state.players):
                 if passes >> seat & 1:
-                    v[_PASSED + rel[seat]] = 1.0
+                    v[_PASSED + rel[seat]] = 1
         if decision in _COLOUR_DECISIONS:
             resolving = state.resolving
-            v[_RESOLVING + (MAX_SEATS if resolving < 0 else rel[resolving])] = 1.0
-        v[_PENDING + decision] = 1.0
-        v[_ROLE + role] = 1.0
+            v[_RESOLVING + (MAX_SEATS if resolving < 0 else rel[resolving])] = 1
+        v[_PENDING + decision] = 1
+        v[_ROLE + role] = 1
         if state.direction > 0:
-            v[_DIRECTION] = 1.0
+            v[_DIRECTION] = 1
         v[_DRAW_PILE] = len(state.draw_pile)
         if state.scepter_running:
-            v[_SCEPTER_RUNNING] = 1.0
+            v[_SCEPTER_RUNNING] = 1
         if state.fanfare_queued:
-            v[_FANFARE_QUEUED] = 1.0
-        turns = state.turns_since_scepter
-        v[_TURNS] = turns if turns < _TURNS_CAP else _TURNS_CAP
+            v[_FANFARE_QUEUED] = 1
         if state.jester_for_setup:
-            v[_JESTER_FOR_SETUP] = 1.0
-        return _frombuffer(v, _FLOAT32)
+            v[_JESTER_FOR_SETUP] = 1
+        turns = state.turns_since_scepter
+        if turns < 256:
+            v[_TURNS] = turns
+        out = _frombuffer(v, _UINT8).astype(_FLOAT32)
+        if turns >= 256:
+            out[_TURNS] = turns if turns < _TURNS_CAP else _TURNS_CAP
+        rows = self._score_rows
+        if rows is not None:
+            out[_SCORES : _SCORES + MAX_SEATS] = rows[me]
+        return out

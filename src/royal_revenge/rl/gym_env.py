@@ -131,8 +131,10 @@ class RoyalRevengeEnv(gym.Env[ObsDict, np.int64]):
                 self._bots[seat] = spec
         self.table.reset(game_seed)
         self._over = False
-        reward = self._play_bots()
-        del reward  # nothing is scored before the learner's first decision
+        self._play_bots()
+        while self.table.done:  # the bots finished before the learner ever decided: deal again
+            self.table.reset(int(rng.integers(0, 2**63)))
+            self._play_bots()
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[ObsDict, SupportsFloat, bool, bool, dict[str, Any]]:

@@ -87,6 +87,18 @@ _WILD: Final = Kind.WILD
 _WILD_CODE: Final = int(WILD)
 _SETUP: Final = -1  # a colour or victim chosen for the start card, not for a played card
 
+# _PLAYABLE_SETS[key] holds the faces playable on match key ``key`` (see _match_key), so that
+# legal_actions intersects a hand with it in C instead of testing card by card.
+_PLAYABLE_SETS: Final[tuple[frozenset[Card], ...]] = tuple(
+    frozenset(card for card in ALL_CARDS if row[card]) for row in PLAYABLE
+)
+_PLAY_OF: Final = PLAYS.__getitem__
+_PLAY_UNO_OF: Final = PLAYS_UNO.__getitem__
+# _JESTER_CHOICES[players][king]: the seats a King may make the Jester, as shared actions.
+_JESTER_CHOICES: Final = tuple(
+    tuple(tuple(JESTERS[s] for s in range(n) if s != king) for king in range(n)) for n in range(7)
+)
+
 
 class Decision(IntEnum):
     """The kind of decision the game is waiting for."""
@@ -332,9 +344,9 @@ class GameState:
         other = object.__new__(GameState)
         other.options = self.options
         other.players = self.players
-        other.hands = [hand[:] for hand in self.hands]
-        other.draw_pile = self.draw_pile[:]
-        other.discard = self.discard[:]
+        other.hands = list(map(list.copy, self.hands))
+        other.draw_pile = self.draw_pile.copy()
+        other.discard = self.discard.copy()
         other.active_colour = self.active_colour
         other.direction = self.direction
         other.king = self.king
@@ -352,7 +364,7 @@ class GameState:
         other.scepter_left = self.scepter_left
         other.turns_since_scepter = self.turns_since_scepter
         other.passes = self.passes
-        other.scores = self.scores[:]
+        other.scores = self.scores.copy()
         other.round_no = self.round_no
         other.last_round = self.last_round
         other.result = self.result
@@ -414,18 +426,24 @@ class GameState:
             decision = self.decision
             if decision is TURN:
                 hand = self.hands[seat]
-                table = PLAYABLE[self._match_key()]
-                cards = [card for card in set(hand) if table[card]]
-                cards.sort()
-                actions = [PLAYS[card] for card in cards]
+                key: int = self.discard[-1]
+                if key == _WILD_CODE:
+                    assert self.active_colour is not None
+                    key += self.active_colour
+                cards = sorted(_PLAYABLE_SETS[key].intersection(hand))
+                actions = list(map(_PLAY_OF, cards))
                 if len(hand) == 2:
-                    actions += [PLAYS_UNO[card] for card in cards]
+                    actions += map(_PLAY_UNO_OF, cards)
                 actions.append(DRAW)
             elif decision is DRAWN:
                 drawn = self.drawn
                 assert drawn is not None
                 actions = []
-                if PLAYABLE[self._match_key()][drawn]:
+                key = self.discard[-1]
+                if key == _WILD_CODE:
+                    assert self.active_colour is not None
+                    key += self.active_colour
+                if PLAYABLE[key][drawn]:
                     actions.append(PLAYS[drawn])
                     if len(self.hands[seat]) == 2:
                         actions.append(PLAYS_UNO[drawn])
@@ -435,7 +453,7 @@ class GameState:
             elif decision is VICTIM:
                 actions = list(VICTIMS[: self.players])
             else:
-                actions = [JESTERS[s] for s in range(self.players) if s != seat]
+                actions = list(_JESTER_CHOICES[self.players][seat])
         else:
             if not 0 <= seat < self.players:
                 return []
@@ -461,25 +479,28 @@ class GameState:
             self._events = None
         return events
 
-    def step(self, seat: int | None, action: AnyAction) -> None:
-        """:meth:`apply` without building events: the fast path for simulations."""
-        self._dispatch(seat, action)
-
     def apply_move(self, move: Move | str) -> list[ev.Event]:
         """Apply a :class:`Move` or its notation (``"2:R7"``, ``"fanfare"``)."""
         if isinstance(move, str):
             move = Move.parse(move)
         return self.apply(move.seat, move.action)
 
-    def _dispatch(self, seat: int | None, action: AnyAction) -> None:
-        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players):
-            raise IllegalActionError(f"there is no seat {seat!r} at this table of {self.players}", "R-SETUP-1")
+    def step(self, seat: int | None, action: AnyAction) -> None:
+        """:meth:`apply` without building events: the fast path for simulations."""
+        if seat is not None and not (type(seat) is int and 0 <= seat < self.players):
+            self._check_seat(seat)  # the slow, exact check: int subclasses yes, bools no
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise IllegalActionError(f"not an action: {action!r}")
         if self.decision is GAME_OVER:
             raise IllegalActionError("the game is over", "R-SCORE-3")
         handler(self, seat, action)
+
+    _dispatch = step  # apply() runs the same code with an event list attached
+
+    def _check_seat(self, seat: object) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
+            raise IllegalActionError(f"there is no seat {seat!r} at this table of {self.players}", "R-SETUP-1")
 
     # ------------------------------------------------------------------ refusals
 
@@ -507,7 +528,20 @@ class GameState:
         if type(card) is not Card or type(action.uno) is not bool:
             raise IllegalActionError(f"a play needs a Card and a true/false UNO call, not {action!r}", "R-TURN-2")
         decision = self.decision
-        if decision is DRAWN:
+        if decision is TURN and seat == self.decider:  # decider is a seat during a turn, so seat is too
+            assert seat is not None
+            hand = self.hands[seat]
+            try:
+                index = hand.index(card)
+            except ValueError:
+                raise IllegalActionError(f"seat {seat} holds no {card}", "R-TURN-2") from None
+            key: int = self.discard[-1]
+            if key == _WILD_CODE:
+                assert self.active_colour is not None
+                key += self.active_colour
+            if not PLAYABLE[key][card]:
+                raise IllegalActionError(f"{card} cannot be played on {self._match_text()}", "R-TURN-1")
+        elif decision is DRAWN:
             self._require(seat, DRAWN, "play a card")
             if card != self.drawn:
                 raise IllegalActionError(
@@ -515,14 +549,12 @@ class GameState:
                 )
             if not PLAYABLE[self._match_key()][card]:
                 raise IllegalActionError(f"the drawn card {card} does not match {self._match_text()}", "R-TURN-3")
+            assert seat is not None
+            hand = self.hands[seat]
+            index = hand.index(card)
         else:
-            self._require(seat, TURN, "play a card")
-            if card not in self.hands[seat]:  # type: ignore[index]  # _require guarantees a seat
-                raise IllegalActionError(f"seat {seat} holds no {card}", "R-TURN-2")
-            if not PLAYABLE[self._match_key()][card]:
-                raise IllegalActionError(f"{card} cannot be played on {self._match_text()}", "R-TURN-1")
-        assert seat is not None
-        hand = self.hands[seat]
+            self._require(seat, TURN, "play a card")  # raises: not this seat's turn, or no turn at all
+            raise AssertionError("unreachable")
         if action.uno and len(hand) != 2:
             raise IllegalActionError(
                 f"UNO is called with the next-to-last card; seat {seat} would keep {len(hand) - 1}", "R-UNO-3"
@@ -531,7 +563,7 @@ class GameState:
         events = self._events
         if decision is TURN:
             self.uno_seat = None  # the next player has begun their turn: the catch window closes (R-UNO-2)
-        hand.remove(card)
+        del hand[index]
         self.discard.append(card)
         self.drawn = None
         self.passes = 0
@@ -584,10 +616,12 @@ class GameState:
             self.decider = self.king
 
     def _on_draw(self, seat: int | None, action: Draw) -> None:
-        self._require(seat, TURN, "draw")
+        if self.decision is not TURN or seat != self.decider:
+            self._require(seat, TURN, "draw")
         assert seat is not None
         self.uno_seat = None  # beginning a turn closes the catch window (R-UNO-2)
-        card = self._take_card()
+        pile = self.draw_pile
+        card = pile.pop() if pile else self._take_card()
         events = self._events
         if card is None:
             self.passes |= 1 << seat
@@ -606,7 +640,8 @@ class GameState:
             events.append(ev.Drew(seat, 1, "turn", (card,)))
 
     def _on_keep(self, seat: int | None, action: Keep) -> None:
-        self._require(seat, DRAWN, "keep the drawn card")
+        if self.decision is not DRAWN or seat != self.decider:
+            self._require(seat, DRAWN, "keep the drawn card")
         assert seat is not None
         self.drawn = None
         if self._events is not None:
@@ -739,9 +774,16 @@ class GameState:
         return (z * bound) >> 64
 
     def _shuffle(self, cards: list[Card]) -> None:
+        """Fisher-Yates with :meth:`_rand_below` inlined (the same stream, drawn in the same order)."""
+        mask = _MASK64
+        state = self.rng
         for i in range(len(cards) - 1, 0, -1):
-            j = self._rand_below(i + 1)
+            state = (state + 0x9E3779B97F4A7C15) & mask
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+            j = ((z ^ (z >> 31)) * (i + 1)) >> 64
             cards[i], cards[j] = cards[j], cards[i]
+        self.rng = state
 
     def _draw_for_dealer(self) -> int:
         """R-SETUP-2: highest number deals, symbols count zero, ties draw again."""
@@ -891,7 +933,14 @@ class GameState:
                     self.fanfare_queued = True
                     if self._events is not None:
                         self._events.append(ev.FanfareSounded(True))
-        self._begin_turn(following)
+        if self.fanfare_queued:
+            self._land_fanfare()
+            return
+        self.current = following  # _begin_turn(following), inlined
+        self.decision = TURN
+        self.decider = following
+        if self._events is not None:
+            self._events.append(ev.TurnStarted(following))
 
     def _begin_turn(self, seat: int) -> None:
         if self.fanfare_queued:

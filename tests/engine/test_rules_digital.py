@@ -10,6 +10,7 @@ import pytest
 from royal_revenge.engine import (
     CALL_UNO,
     DRAW,
+    FANFARE,
     Card,
     Catch,
     ChooseColour,
@@ -134,8 +135,8 @@ def _random_games() -> list[GameState]:
                 if extra:
                     state.apply(seat, rng.choice(extra))
                     continue
-            if rng.random() < 0.03 and state.legal_actions(None):
-                state.apply_move("fanfare")
+            if rng.random() < 0.03 and FANFARE in state.legal_actions(None):
+                state.apply(None, FANFARE)
                 continue
             pending = state.pending
             actions = state.legal_actions(pending.seat)

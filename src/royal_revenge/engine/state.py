@@ -774,14 +774,25 @@ class GameState:
         return (z * bound) >> 64
 
     def _shuffle(self, cards: list[Card]) -> None:
-        """Fisher-Yates with :meth:`_rand_below` inlined (the same stream, drawn in the same order)."""
+        """Fisher-Yates; each SplitMix64 output serves three swaps.
+
+        An index below ``bound`` is the high part of ``z * bound`` and the low 64 bits carry on as a
+        fresh fraction for the next swap (bias below 2**-40 for three indices of at most 56).
+        """
         mask = _MASK64
         state = self.rng
+        z = left = 0
         for i in range(len(cards) - 1, 0, -1):
-            state = (state + 0x9E3779B97F4A7C15) & mask
-            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-            j = ((z ^ (z >> 31)) * (i + 1)) >> 64
+            if not left:
+                state = (state + 0x9E3779B97F4A7C15) & mask
+                z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+                z ^= z >> 31
+                left = 3
+            z *= i + 1
+            j = z >> 64
+            z &= mask
+            left -= 1
             cards[i], cards[j] = cards[j], cards[i]
         self.rng = state
 

@@ -19,8 +19,15 @@ generator is not what is measured; their CPU use is reported next to the server'
 Examples::
 
     .venv/bin/python benchmarks/server_load.py --tables 250 --seconds 30
-    .venv/bin/python benchmarks/server_load.py --tables 500 --seconds 30 --workers 2
-    .venv/bin/python benchmarks/server_load.py --url http://127.0.0.1:8000 --tables 10
+    .venv/bin/python benchmarks/server_load.py --tables 250 --seconds 30 --think-ms 1000
+    .venv/bin/python benchmarks/server_load.py --tables 500 --seconds 30 --no-compression --json out.json
+    .venv/bin/python benchmarks/server_load.py --url http://127.0.0.1:8000 --server-pid 1234 --tables 10
+
+Clients acting as fast as they can form a closed loop: each table has one action in
+flight, so the latency is tables / throughput (Little's law) and grows with ``--tables``
+once the server is saturated. ``--think-ms`` gives each client a person's pace instead,
+which measures the latency at a given offered load. The first ``--warmup`` seconds (the
+game starts) are played but not measured; errors are counted from the start.
 
 Reported: tables, clients, actions/s, p50/p90/p99/max ack latency (ms), errors (error
 messages by code, broken connections, actions never acknowledged), and the server's CPU
@@ -32,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import multiprocessing as mp
 import os
@@ -130,7 +138,7 @@ class _Client:
         self.host = host
         self.tag = f"{code}-{seat}"
         self.sent = 0
-        self.pending: dict[str, float] = {}
+        self.pending: dict[str, tuple[float, bool]] = {}
         self.acted_version = -1
         self.rematched_game = -1
         self.allowance, self.stamp = _RATE_BURST, time.monotonic()
@@ -147,7 +155,7 @@ class _Client:
             self.allowance = min(_RATE_BURST, self.allowance + (now - self.stamp) * _RATE_PER_SECOND)
             self.stamp = now
         self.allowance -= 1
-        self.pending[message["id"]] = time.perf_counter()
+        self.pending[message["id"]] = (time.perf_counter(), self.worker.measuring)
         await self.ws.send(json.dumps(message, separators=(",", ":")))
 
     def _next_id(self, prefix: str) -> str:
@@ -175,17 +183,18 @@ class _Client:
                 message = json.loads(raw)
                 kind = message.get("type")
                 if kind == "state":
-                    stats.states += 1
-                    stats.state_bytes += len(raw)
+                    if worker.measuring:
+                        stats.states += 1
+                        stats.state_bytes += len(raw)
                     if worker.running:
                         await self._on_state(message)
                 elif kind == "ack":
                     sent = self.pending.pop(message["id"], None)
-                    if sent is not None and worker.measuring:
-                        stats.latencies.append(time.perf_counter() - sent)
+                    if sent is not None and sent[1]:  # sent inside the measured window
+                        stats.latencies.append(time.perf_counter() - sent[0])
                 elif kind == "error":
                     self.pending.pop(message.get("id") or "", None)
-                    if worker.measuring:
+                    if worker.running or worker.stopping:  # errors count from the start, warm-up included
                         stats.errors[message.get("code", "?")] += 1
                         if len(stats.error_samples) < 5:
                             stats.error_samples.append(f"{self.tag}: {message}")
@@ -232,13 +241,13 @@ class _Client:
             self.later.add(task)
             task.add_done_callback(self.later.discard)
             return
-        stats.actions += 1
+        stats.actions += int(self.worker.measuring)
         await self._send({"type": "action", "id": self._next_id("a"), "action": action})
 
     async def _act_later(self, delay: float, action: dict[str, Any]) -> None:
         await asyncio.sleep(delay)
         if self.worker.running:
-            self.worker.stats.actions += 1
+            self.worker.stats.actions += int(self.worker.measuring)
             await self._send({"type": "action", "id": self._next_id("a"), "action": action})
 
     async def start_game(self) -> None:
@@ -334,13 +343,18 @@ async def _worker_async(config: dict[str, Any], index: int, tables: int, results
     await worker._all_connected.wait()
     results.put(("ready", index, {"create_s": created - setup_started, "connect_s": time.monotonic() - created}))
     await loop.run_in_executor(None, go.wait)
-    cpu_start = time.process_time()
-    worker.running = worker.measuring = True
+    gc.collect()
+    gc.disable()  # the load clients' own collector pauses must not count as the server's latency
+    worker.running = True
     await asyncio.gather(*(client.start_game() for client in worker.clients if client.host and client.ws))
+    await asyncio.sleep(config["warmup"])
+    worker.measuring = True
+    cpu_start = time.process_time()
     await asyncio.sleep(config["seconds"])
     worker.measuring = False
     worker.running = False
     worker.stopping = True
+    gc.enable()
     cpu = time.process_time() - cpu_start
     # Let outstanding actions be acknowledged (they count), then close everything.
     drain_deadline = time.monotonic() + 5
@@ -378,6 +392,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=250, help="tables to create (default 250)")
     parser.add_argument("--seconds", type=float, default=30.0, help="how long to play (default 30)")
+    parser.add_argument("--warmup", type=float, default=5.0,
+                        help="seconds of play before the measured window (game starts happen here; default 5)")
     parser.add_argument("--players", type=int, default=4, help="seats per table, all load clients (default 4)")
     parser.add_argument("--settings", default='{"single_round": true}',
                         help="table settings JSON (default: single-round games, so rematches are exercised)")
@@ -393,6 +409,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the started server's --log-level (default warning; its log goes to a temp file)")
     parser.add_argument("--server-cmd", default=None,
                         help="the server command (default: royal-revenge next to this Python)")
+    parser.add_argument("--server-nice", type=int, default=0,
+                        help="nice increment for the started server (negative needs root): on a machine busy with "
+                             "other work, -10 shows what the server does when it gets a core")
     parser.add_argument("--no-compression", dest="compression", action="store_false",
                         help="do not offer permessage-deflate (browsers do offer it)")
     parser.add_argument("--max-tables", type=int, default=2000, help="refuse to run more tables than this")
@@ -426,13 +445,15 @@ def main(argv: list[str] | None = None) -> int:
             command += ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", db,
                         "--log-level", args.server_log_level]
             with log_path.open("wb") as log_file:
-                process = subprocess.Popen(command, stdout=log_file, stderr=log_file, start_new_session=True)
+                nice = args.server_nice
+                process = subprocess.Popen(command, stdout=log_file, stderr=log_file, start_new_session=True,
+                                           preexec_fn=(lambda: os.nice(nice)) if nice else None)
             server_pid = process.pid
             base = f"http://127.0.0.1:{port}"
         _wait_healthy(base, 30, process)
 
         config = {"url": base, "settings": settings, "seconds": args.seconds, "compression": args.compression,
-                  "seed": args.seed, "think_ms": args.think_ms}
+                  "seed": args.seed, "think_ms": args.think_ms, "warmup": args.warmup}
         context = mp.get_context("spawn")
         results = context.Queue()
         go = context.Event()
@@ -449,11 +470,12 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"worker {index} failed: {payload}")
             ready.append(payload)
         setup_seconds = time.monotonic() - setup_start
+        go.set()
+        time.sleep(args.warmup)
         rss_before = _rss_mib(server_pid) if server_pid else None
         cpu_before = _cpu_seconds(server_pid) if server_pid else None
         load_before = os.getloadavg()[0]
         wall_start = time.monotonic()
-        go.set()
         peak_rss = rss_before
         while time.monotonic() - wall_start < args.seconds:
             time.sleep(min(1.0, max(0.0, args.seconds - (time.monotonic() - wall_start))))
@@ -521,10 +543,11 @@ def main(argv: list[str] | None = None) -> int:
         "load_average": {"before": load_before, "after": os.getloadavg()[0]},
         "compression": args.compression,
         "think_ms": args.think_ms,
+        "server_nice": args.server_nice,
     }
     total_errors = sum(errors.values()) + broken + connect_failures + unacked
     print(f"tables {figures['tables']}, clients {clients} in {workers} process(es), think {args.think_ms:g} ms, "
-          f"{figures['seconds']} s measured (setup {figures['setup_seconds']} s)")
+          f"{figures['seconds']} s measured after {args.warmup:g} s warm-up (setup {figures['setup_seconds']} s)")
     print(f"actions {actions} = {figures['actions_per_s']}/s (acks {figures['acks_per_s']}/s), "
           f"games finished {figures['games_finished']}, state frames {figures['state_frames_per_s']}/s "
           f"of {figures['mean_state_bytes']} bytes")
@@ -543,8 +566,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{load_before:.1f} before, {figures['load_average']['after']:.1f} after on {os.cpu_count()} CPUs")
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(figures, indent=2) + "\n")
-    if process is not None:
-        shutil.rmtree(temp_dir, ignore_errors=True)
+    shutil.rmtree(temp_dir, ignore_errors=True)
     return 0 if total_errors == 0 else 1
 
 

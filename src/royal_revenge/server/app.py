@@ -35,6 +35,7 @@ from .protocol import (
     ProtocolError,
     ack_message,
     error_message,
+    message_id_of,
     parse_client_message,
 )
 from .store import Store
@@ -210,7 +211,7 @@ async def serve_socket(ws: WebSocket, code: str, hub: Hub) -> None:
             allowance = min(_RATE_BURST, allowance + (now - stamp) * _RATE_PER_SECOND)
             stamp = now
             if allowance < 1:
-                send(error_message("rate_limited", "too many messages; slow down"))
+                send(error_message("rate_limited", "too many messages; slow down", message_id_of(raw)))
                 continue
             allowance -= 1
             await handle_message(hub, table_code, token, seat, raw, send, subscriber)

@@ -37,7 +37,7 @@ _encode_json = msgspec.json.Encoder().encode
 class Clock(Protocol):
     def now(self) -> float: ...
 
-    async def sleep(self, seconds: float) -> None: ...
+    def sleep(self, seconds: float) -> Awaitable[None]: ...
 
 
 class SystemClock:
@@ -61,14 +61,19 @@ class FakeClock:
     def now(self) -> float:
         return self.time
 
-    async def sleep(self, seconds: float) -> None:
-        if seconds <= 0:
-            await asyncio.sleep(0)
-            return
+    def sleep(self, seconds: float) -> asyncio.Future[None]:
+        """Wake ``seconds`` after the time of this call.
+
+        The sleeper is registered now, not when the awaiting task first runs: by then :meth:`advance`
+        may have moved the time, and the wake-up would come late (the scheduler would miss deadlines).
+        """
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if seconds <= 0:
+            future.set_result(None)
+            return future
         self._count += 1
         heapq.heappush(self._sleepers, (self.time + seconds, self._count, future))
-        await future
+        return future
 
     async def advance(self, seconds: float) -> None:
         """Move time forward, waking sleepers in order and letting the loop run after each."""

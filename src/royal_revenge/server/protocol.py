@@ -23,6 +23,7 @@ __all__ = [
     "ClientMessage",
     "parse_client_message",
     "error_message",
+    "message_id_of",
     "ack_message",
     "CreateTableRequest",
     "JoinRequest",
@@ -102,6 +103,18 @@ def parse_client_message(text: str | bytes) -> ActionMessage | HostMessage | Syn
         if not isinstance(message_id, str) or not _ID_PATTERN.fullmatch(message_id):
             message_id = None
         raise ProtocolError("bad_message", f"{where}: {first.get('msg', 'invalid')}", message_id) from None
+
+
+def message_id_of(text: str | bytes) -> str | None:
+    """The well-formed ``id`` of a message, if it has one: to answer a message refused unread (rate limit)."""
+    if not isinstance(text, str) or len(text) > MAX_MESSAGE_BYTES:
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    message_id = data.get("id") if isinstance(data, dict) else None
+    return message_id if isinstance(message_id, str) and _ID_PATTERN.fullmatch(message_id) else None
 
 
 def error_message(code: str, message: str, message_id: str | None = None) -> str:

@@ -326,6 +326,46 @@ class Table:
             raise TableError("wrong_phase", "a rematch follows a finished game")
         self._new_game(now)
 
+    def resume(self, token: str | None, record: GameRecord, now: float) -> None:
+        """Host: start by continuing a recorded game (a saved terminal game) instead of dealing a new one.
+
+        The record is replayed move by move (and checked against its final digest when it has one); the
+        seats must already be filled as they were. A running scepter gets a fresh random delay from ``now``.
+        """
+        from ..engine import state_digest
+
+        self._host_check(token)
+        if self.phase is not Phase.LOBBY:
+            raise TableError("wrong_phase", "a saved game is resumed before any game starts")
+        if any(seat.kind is SeatKind.OPEN for seat in self.seats):
+            raise TableError("seats_open", "fill every seat with a player or a bot first")
+        if record.options != self.settings.options():
+            raise TableError("bad_record", "the saved game's rules differ from this table's settings")
+        setup: list[ev.Event] = []
+        try:
+            game = Game.new(record.options, record.seed, ages=record.ages, first_king=record.first_king,
+                            events=setup)
+            happened = [game.apply(move.seat, move.action) for move in record.moves]
+        except RoyalRevengeError as error:
+            raise TableError("bad_record", f"the saved game does not replay: {error}") from None
+        if record.final_digest is not None and state_digest(game.state) != record.final_digest:
+            raise TableError("bad_record", "the saved game does not replay to its recorded state")
+        self.game_no += 1
+        self._recent.clear()
+        self.log.clear()
+        self._record_events(setup)
+        for events in happened:
+            self._record_events(events)
+        self.moves = [LoggedMove(str(move), "record", None, now) for move in record.moves]
+        self.game = game
+        state = game.state
+        self.phase = Phase.FINISHED if state.is_over() else Phase.PLAYING
+        if state.scepter_running and not state.fanfare_queued and self.phase is Phase.PLAYING:
+            low, high = self.settings.scepter_min_seconds, self.settings.scepter_max_seconds
+            self.deadlines.scepter = now + self._rng.uniform(low, high)
+        self._changed()
+        self._schedule(now)
+
     def _new_game(self, now: float) -> None:
         self.game_no += 1
         self.moves = []

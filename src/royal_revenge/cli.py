@@ -414,8 +414,143 @@ def serve(host: str, port: int, db: str | None, log_level: str) -> None:
 
     configure_logging(log_level)
     click.echo(f"UNO Royal Revenge: open http://{host}:{port}/ (database {url.split('://')[0]})", err=True)
-    uvicorn.run(create_app(url), host=host, port=port, log_config=None, log_level=log_level, ws_max_size=16384,
-                ws_ping_interval=20, ws_ping_timeout=20)
+    import gc
+
+    app = create_app(url)
+    gc.freeze()  # start-up objects never die: keep them out of every later collection
+    uvicorn.run(app, host=host, port=port, log_config=None, log_level=log_level, ws_max_size=16384,
+                ws_ping_interval=20, ws_ping_timeout=20, ws_per_message_deflate=False)
+
+
+# --- play (the terminal game) ------------------------------------------------------------------------------------
+
+
+def _seconds_range(value: str) -> tuple[float, float]:
+    low, sep, high = value.partition("-")
+    try:
+        return (float(low), float(high)) if sep else (float(low), float(low))
+    except ValueError:
+        raise click.BadParameter(f"expected LOW-HIGH seconds (e.g. 45-75), not {value!r}") from None
+
+
+@cli.command()
+@click.option("--join", "join", metavar="CODE|URL",
+              help="Join a table on a running server, by its code or its invite link (http://HOST:PORT/t/CODE).")
+@click.option("--server", default="http://127.0.0.1:8000", show_default=True, metavar="URL",
+              help="The server of a table joined by its bare code.")
+@click.option("--name", default=None, metavar="NAME", help="Your name at the table.  [default: $USER or 'You']")
+@click.option("--age", type=click.IntRange(0, 150), default=None,
+              help="Your age: the youngest player is the first King (R-SETUP-4).")
+@click.option("--players", "-p", type=click.IntRange(2, 6), default=None,
+              help="Players at a local table, you included (R-SETUP-1).  [default: 4, or one more than --bots]")
+@click.option("--bots", "-b", default="normal", show_default=True, metavar="LEVEL[,LEVEL...]",
+              help="Bot levels (easy, normal, hard): one for every bot, or one per bot.")
+@click.option("--target", type=click.IntRange(min=1), default=500, show_default=True,
+              help="Points that win the game (R-SCORE-5).")
+@click.option("--scoring", type=click.Choice(["standard", "lowest-tally"]), default="standard", show_default=True,
+              help="Standard or lowest-tally scoring (R-SCORE-4).")
+@click.option("--single-round", is_flag=True, help="Play one round per game (R-SCORE-5).")
+@click.option("--reverse-skips", is_flag=True, help="With 2 players a Reverse acts as a Skip (R-ACT-REV).")
+@click.option("--scepter-seconds", default="45-75", show_default=True, metavar="LOW-HIGH",
+              help="The scepter's fanfare comes after a random LOW to HIGH seconds (R-KING-1).")
+@click.option("--turn-seconds", type=click.FloatRange(3, 600), default=30.0, show_default=True,
+              help="Time for each decision; then the table decides for you (R-DIGITAL-3).")
+@click.option("--bot-delay", type=click.FloatRange(0, 30), default=1.2, show_default=True,
+              help="Seconds a bot waits before its move, so you can follow; 0 plays fast.")
+@click.option("--next-round-seconds", type=click.FloatRange(0, 600), default=12.0, show_default=True,
+              help="Seconds the round results show before the next deal.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the local table (a repeatable deal).")
+@click.option("--bell/--no-bell", default=True, show_default=True, help="Ring the terminal bell at the fanfare.")
+@click.option("--start", "start_now", is_flag=True, help="Deal at once, without the settings screen.")
+@click.option("--resume", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Resume a local game saved with the s key.")
+@click.option("--save-file", type=click.Path(dir_okay=False, path_type=Path), default=Path("royal-revenge-save.json"),
+              show_default=True, help="Where the s key saves a local game.")
+@click.pass_context
+def play(
+    ctx: click.Context, join: str | None, server: str, name: str | None, age: int | None, players: int | None,
+    bots: str, target: int, scoring: str, single_round: bool, reverse_skips: bool, scepter_seconds: str,
+    turn_seconds: float, bot_delay: float, next_round_seconds: float, seed: int | None, bell: bool,
+    start_now: bool, resume: Path | None, save_file: Path,
+) -> None:
+    """Play in the terminal: against 1 to 5 bots, or at a server's table with --join.
+
+    Keys: arrows or a card's number choose and play, d draws, k keeps, u calls UNO, c catches,
+    s saves a local game, ? shows every key and the rules, q or Ctrl+C quits.
+    """
+    import os
+    import sys
+
+    from .client import ClientError, LocalClient, LocalGame, RemoteClient, load_save, parse_join_target
+    from .client.base import TableClient
+    from .session import TableError, TableSettings
+
+    def given(*names: str) -> list[str]:
+        return [f"--{n.replace('_', '-')}" for n in names
+                if ctx.get_parameter_source(n) not in (click.core.ParameterSource.DEFAULT, None)]
+
+    local_only = ("players", "bots", "target", "scoring", "single_round", "reverse_skips", "scepter_seconds",
+                  "turn_seconds", "bot_delay", "next_round_seconds", "seed", "start_now", "resume")
+    player = (name or os.environ.get("USER") or "Player").strip()[:24] or "Player"
+    client: TableClient | None = None
+    game: LocalGame | None = None
+    if join is not None:
+        clash = given(*local_only)
+        if clash:
+            raise click.UsageError(f"{', '.join(clash)} set up a local game; a table joined with --join has "
+                                   "its own settings")
+        try:
+            base_url, code = parse_join_target(join, server)
+        except ClientError as error:
+            raise click.UsageError(str(error)) from None
+        client = RemoteClient(base_url, code, player, age)
+    elif resume is not None:
+        clash = given(*(name for name in local_only if name != "resume"), "age", "name")
+        if clash:
+            raise click.UsageError(f"{', '.join(clash)} cannot change a resumed game; it keeps its own settings")
+        try:
+            game, record = load_save(resume)
+            client = LocalClient(game, record=record)
+        except (ClientError, TableError) as error:
+            raise click.UsageError(str(error)) from None
+    else:
+        if ctx.get_parameter_source("server") is not click.core.ParameterSource.DEFAULT:
+            raise click.UsageError("--server goes with --join CODE")
+        levels = [level.strip().lower() for level in bots.split(",") if level.strip()]
+        if not levels:
+            raise click.UsageError("--bots names no level (choose from easy, normal, hard)")
+        for level in levels:
+            if level not in ("easy", "normal", "hard"):
+                raise click.UsageError(f"--bots: choose from easy, normal, hard, not {level!r}")
+        if players is None:
+            players = 1 + len(levels) if len(levels) > 1 else 4
+        if len(levels) == 1:
+            levels *= players - 1
+        if len(levels) != players - 1:
+            raise click.UsageError(f"--bots names {len(levels)} levels for the {players - 1} bot(s) of a "
+                                   f"{players}-player table")
+        low, high = _seconds_range(scepter_seconds)
+        try:
+            settings = TableSettings(players=players, target_score=target, scoring=scoring, single_round=single_round,
+                                     two_player_reverse_skips=reverse_skips, turn_seconds=turn_seconds,
+                                     scepter_min_seconds=low, scepter_max_seconds=high, bot_delay_seconds=bot_delay,
+                                     next_round_seconds=next_round_seconds)
+            game = LocalGame(settings, player, age, tuple(levels), seed)
+        except TableError as error:
+            message = str(error).replace("scepter_min_seconds", "--scepter-seconds LOW").replace(
+                "scepter_max_seconds", "--scepter-seconds HIGH")
+            raise click.UsageError(message) from None
+        if start_now:
+            client = LocalClient(game)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise click.UsageError("play needs a terminal (standard input and output must be a terminal)")
+
+    from .tui import RoyalRevengeApp
+
+    app = RoyalRevengeApp(client, game=game, bell=bell, save_path=save_file)
+    app.run()
+    if app.failure:
+        raise click.ClickException(app.failure)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -23,6 +23,7 @@ import pytest
 import uvicorn
 import websockets
 
+import royal_revenge.server.app as server_app
 from royal_revenge.bots import RandomAgent
 from royal_revenge.engine import AnyAction, Observation, Play
 from royal_revenge.server.app import create_app
@@ -38,6 +39,18 @@ CARD_RE = re.compile(r"^(?:[RYGB][1-8RSKJ]|W)$")
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+RATE_LIMIT = (server_app._RATE_BURST, server_app._RATE_PER_SECOND)
+"""The server's real per-connection rate limit (burst, per second)."""
+
+
+@pytest.fixture(autouse=True)
+def no_rate_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scripted players act far faster than people (dozens of moves per real second): lift the per-connection
+    rate limit in-process; ``test_a_flood_is_answered_with_rate_limit_errors`` puts it back."""
+    monkeypatch.setattr(server_app, "_RATE_BURST", 1e9)
+    monkeypatch.setattr(server_app, "_RATE_PER_SECOND", 1e9)
 
 
 def random_agents(level: str, seed: int) -> RandomAgent:
@@ -118,6 +131,26 @@ class Server:
             return info
 
 
+RUNNING: list[Server] = []
+"""The servers of this process, for diagnostics when a wait fails."""
+
+
+def server_state(server: Server) -> dict[str, Any]:
+    hub = server.hub
+    store: Any = hub.store
+    writer = getattr(store, "_writer", None)
+    queue = getattr(store, "_queue", None)
+    return {
+        "now": server.clock.now(),
+        "scheduler_done": hub._scheduler.done() if hub._scheduler else None,
+        "writer_done": writer.done() if writer is not None else None,
+        "store_queue": queue.qsize() if queue is not None else None,
+        "tables": {code: {"locked": live.lock.locked(), "version": live.table.version,
+                          "deadline": live.table.next_deadline(), "subscribers": len(live.subscribers)}
+                   for code, live in hub._live.items() if live.table.phase is Phase.PLAYING},
+    }
+
+
 @contextlib.asynccontextmanager
 async def running_server(db: Path, *, clock: FakeClock | None = None,
                          agent_factory: Callable[[str, int], Any] | None = eager_agents) -> AsyncIterator[Server]:
@@ -135,7 +168,12 @@ async def running_server(db: Path, *, clock: FakeClock | None = None,
                     raise RuntimeError("the server stopped while starting")
                 await asyncio.sleep(0.01)
         port = server.servers[0].sockets[0].getsockname()[1]
-        yield Server(app, clock, port, db)
+        running = Server(app, clock, port, db)
+        RUNNING.append(running)
+        try:
+            yield running
+        finally:
+            RUNNING.remove(running)
     finally:
         server.should_exit = True
         with contextlib.suppress(Exception):
@@ -164,6 +202,8 @@ class Client:
     _task: asyncio.Task[None] | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _ids: int = 0
+    problems: list[str] = field(default_factory=list)
+    """Protocol violations seen by the reader (checked by :func:`settle`)."""
 
     @classmethod
     async def connect(cls, server: Server, code: str, token: str | None = None, name: str = "") -> Client:
@@ -184,7 +224,8 @@ class Client:
                 message = json.loads(text)
                 self.frames.append(message)
                 if message.get("type") == "state":
-                    assert message["version"] > self.version or message["version"] == self.version, message["version"]
+                    if message["version"] < self.version:
+                        self.problems.append(f"version went back from {self.version} to {message['version']}")
                     self.version = message["version"]
                     self.view = message["view"]
                 self._changed.set()
@@ -196,12 +237,16 @@ class Client:
             self._changed.set()
 
     async def wait_for(self, predicate: Callable[[], bool], what: str = "a frame") -> None:
-        async with asyncio.timeout(SAFETY):
-            while not predicate():
-                if self.closed:
-                    raise AssertionError(f"{self.name}: the connection closed while waiting for {what}")
-                self._changed.clear()
-                await self._changed.wait()
+        try:
+            async with asyncio.timeout(SAFETY):
+                while not predicate():
+                    if self.closed:
+                        raise AssertionError(f"{self.name}: the connection closed while waiting for {what}")
+                    self._changed.clear()
+                    await self._changed.wait()
+        except TimeoutError:
+            raise AssertionError(f"{self.name}: no {what} in {SAFETY} s; last frames {self.raw[-2:]}; "
+                                 f"servers: {[server_state(server) for server in RUNNING]}") from None
 
     async def wait_closed(self) -> None:
         async with asyncio.timeout(SAFETY):
@@ -258,19 +303,32 @@ async def settle(server: Server, code: str, clients: Iterable[Client] = ()) -> T
     """Wait until nothing is due or in flight at the table and every open client has the newest view."""
     live = server.hub._live[code]
     clients = list(clients)
-    async with asyncio.timeout(SAFETY):
-        while True:
-            table = live.table
-            deadline = table.next_deadline()
-            quiet = (not live.lock.locked() and (deadline is None or deadline > server.clock.now())
-                     and all(c.closed or c.version == table.version for c in clients))
-            if quiet:
-                version = table.version
-                for _ in range(3):
-                    await asyncio.sleep(0)
-                if live.table is table and table.version == version and not live.lock.locked():
-                    return table
-            await asyncio.sleep(0.001)
+    try:
+        async with asyncio.timeout(SAFETY):
+            while True:
+                table = live.table
+                deadline = table.next_deadline()
+                for client in clients:
+                    assert not client.problems, (client.name, client.problems)
+                quiet = (not live.lock.locked() and (deadline is None or deadline > server.clock.now())
+                         and all(c.closed or c.version == table.version for c in clients))
+                if quiet:
+                    version = table.version
+                    for _ in range(3):
+                        await asyncio.sleep(0)
+                    if live.table is table and table.version == version and not live.lock.locked():
+                        return table
+                await asyncio.sleep(0.001)
+    except TimeoutError:
+        table = live.table
+        scheduler = server.hub._scheduler
+        raise AssertionError(
+            f"the table never settled: version {table.version}, "
+            f"clients at {[(c.name, c.version, c.closed) for c in clients]}, "
+            f"locked {live.lock.locked()}, now {server.clock.now()}, deadlines {table.deadlines}, "
+            f"heap {server.hub._heap[:3]}, scheduler done {scheduler.done() if scheduler else None}, "
+            f"sleepers {server.clock._sleepers[:3]}, phase {table.phase}, "
+            f"pending {table.game.state.pending if table.game else None}") from None
 
 
 async def step_clock(server: Server, code: str, clients: Iterable[Client] = ()) -> None:

@@ -75,9 +75,11 @@ async def test_reconnect_mid_turn_gets_a_full_snapshot_and_continues(server: Ser
     assert sorted(view["game"]["hand"]) == sorted(str(card) for card in table.game.state.hands[0])  # type: ignore[union-attr]
     assert view["legal"] == before["legal"] and view["legal"]
     driver.humans[0] = new
+    moves, actions = len(table.moves), driver.actions
     table = await driver.run()
     assert table.phase is Phase.FINISHED
-    assert any(m.by == "player" and m.move.startswith("0:") for m in table.moves[len(table.moves) - driver.actions:])
+    assert driver.actions > actions  # the reconnected client played on (it was its turn)
+    assert table.moves[moves].move.startswith("0:") and table.moves[moves].by == "player"
 
 
 async def test_the_king_decides_out_of_turn(server: Server) -> None:

@@ -90,6 +90,8 @@ async def _play(client: Client, rng: random.Random, moves: int | None) -> str | 
         if answer["type"] == "ack":
             last = message_id
             moves = None if moves is None else moves - 1
+        elif answer["code"] == "rate_limited":  # faster than a person: back off a little
+            await asyncio.sleep(0.5)
         else:  # a bot's catch may have changed the hand under our feet: look again
             assert answer["code"] == "illegal", answer
     return last

@@ -123,6 +123,7 @@ class Hub:
         self.base_url = base_url
         self._live: dict[str, _Live] = {}
         self._heap: list[tuple[float, str]] = []
+        self._armed: dict[str, float] = {}
         self._wake = asyncio.Event()
         self._scheduler: asyncio.Task[None] | None = None
 
@@ -271,11 +272,14 @@ class Hub:
     # ------------------------------------------------------------------ clocks
 
     def _arm(self, table: Table) -> None:
+        """Put the table's next deadline on the heap (once: ``_armed`` holds the one entry that counts)."""
         deadline = table.next_deadline()
-        if deadline is not None:
-            heapq.heappush(self._heap, (deadline, table.code))
-            if self._heap[0] == (deadline, table.code):
-                self._wake.set()
+        if deadline is None or self._armed.get(table.code) == deadline:
+            return
+        self._armed[table.code] = deadline
+        heapq.heappush(self._heap, (deadline, table.code))
+        if self._heap[0] == (deadline, table.code):
+            self._wake.set()
 
     async def _schedule_loop(self) -> None:
         while True:
@@ -295,13 +299,15 @@ class Hub:
                     waker.cancel()
                 continue
             heapq.heappop(self._heap)
+            if self._armed.get(code) != when:
+                continue  # superseded by a later _arm
+            del self._armed[code]
             live = self._live.get(code)
             if live is None:
                 continue
             deadline = live.table.next_deadline()
             if deadline is None or deadline > self.clock.now():
-                if deadline is not None and deadline != when:
-                    heapq.heappush(self._heap, (deadline, code))
+                self._arm(live.table)
                 continue
             try:
                 await self._tick(live)

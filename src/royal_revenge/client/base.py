@@ -1,0 +1,126 @@
+"""The one table interface shared by the local game and the online client.
+
+A client holds the newest ``view`` (exactly the dict the server sends in a ``state`` message:
+:meth:`royal_revenge.session.Table.view`) and tells its listeners about every message in the
+server's protocol shapes:
+
+* ``{"type": "state", "version", "server_time", "view"}``
+* ``{"type": "ack", "id", "version"}``
+* ``{"type": "error", "id", "code", "message"}``
+* ``{"type": "status", "text", "ok"}``: the connection's state, from the client itself.
+
+Front ends render the view and send actions taken from ``view["legal"]``; they hold no rules.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["BaseClient", "ClientError", "Listener", "TableClient"]
+
+Listener = Callable[[dict[str, Any]], None]
+
+
+class ClientError(RuntimeError):
+    """A table cannot be reached or joined; the message says why, in plain words."""
+
+
+@runtime_checkable
+class TableClient(Protocol):
+    """What a front end needs from a table, whatever the transport."""
+
+    view: dict[str, Any] | None
+    seat: int | None
+    local: bool
+    """Whether the table lives in this process (a local game can be saved)."""
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with every message; returns a function that unsubscribes."""
+        ...
+
+    def now(self) -> float:
+        """The table's time, to count down ``view["decision_deadline"]``."""
+        ...
+
+    async def start(self) -> None: ...
+
+    async def act(self, action: dict[str, Any]) -> None: ...
+
+    async def host(self, command: str, *, level: str | None = None, seat: int | None = None) -> None: ...
+
+    async def sync(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class BaseClient:
+    """Listeners, message ids and the newest view: what both transports share."""
+
+    local = False
+
+    def __init__(self) -> None:
+        self.view: dict[str, Any] | None = None
+        self.seat: int | None = None
+        self.version = -1
+        self.offset = 0.0
+        """The server's clock minus ours, from the last ``state`` message."""
+        self.messages: list[dict[str, Any]] = []
+        """Every message delivered (the last few hundred), for tests and debugging."""
+        self.last_status: dict[str, Any] | None = None
+        """The connection's newest ``status`` message (``None``: a local table, always there)."""
+        self._listeners: list[Listener] = []
+        self._ids = itertools.count(1)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def now(self) -> float:
+        return time.time() + self.offset
+
+    def next_id(self, prefix: str) -> str:
+        return f"{prefix}{int(time.time() * 1000):x}-{next(self._ids)}"
+
+    def action_message(self, action: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "action", "id": self.next_id("a"), "action": action}
+
+    def host_message(self, command: str, level: str | None = None, seat: int | None = None) -> dict[str, Any]:
+        message: dict[str, Any] = {"type": "host", "id": self.next_id("h"), "command": command}
+        if level is not None:
+            message["level"] = level
+        if seat is not None:
+            message["seat"] = seat
+        return message
+
+    def deliver(self, message: dict[str, Any]) -> None:
+        """Take in one message from the table and pass it to every listener."""
+        if message.get("type") == "state":
+            version = message.get("version", -1)
+            if isinstance(version, int) and version < self.version:
+                return  # an older snapshot overtaken by a newer one
+            self.version = version if isinstance(version, int) else self.version
+            self.view = message["view"]
+            you = self.view.get("you") if isinstance(self.view, dict) else None
+            self.seat = you if isinstance(you, int) else None
+            server_time = message.get("server_time")
+            if isinstance(server_time, (int, float)):
+                self.offset = server_time - self._own_time()
+        self.messages.append(message)
+        del self.messages[:-500]
+        for listener in list(self._listeners):
+            listener(message)
+
+    def status(self, text: str, ok: bool) -> None:
+        self.last_status = {"type": "status", "text": text, "ok": ok}
+        self.deliver(self.last_status)
+
+    def _own_time(self) -> float:
+        return time.time()

@@ -1,0 +1,52 @@
+"""``royal-revenge play``: its help and its errors (the game itself needs a terminal)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from royal_revenge.cli import cli
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["play", *args])
+    return result.exit_code, result.output
+
+
+def test_help_lists_the_options() -> None:
+    code, output = run("--help")
+    assert code == 0
+    for flag in ("--join", "--server", "--bots", "--players", "--target", "--scoring", "--single-round",
+                 "--reverse-skips", "--scepter-seconds", "--turn-seconds", "--bot-delay", "--no-bell", "--resume",
+                 "--save-file", "--start"):
+        assert flag in output, flag
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--bots", "easy,hard", "--players", "4"], "--bots names 2 levels for the 3 bot(s)"),
+    (["--bots", "genius"], "--bots: choose from easy, normal, hard, not 'genius'"),
+    (["--players", "7"], "7 is not in the range 2<=x<=6"),
+    (["--scepter-seconds", "80-40"], "--scepter-seconds HIGH must not be below --scepter-seconds LOW"),
+    (["--scepter-seconds", "soon"], "expected LOW-HIGH seconds"),
+    (["--join", "ftp://host/t/ABCD"], "is not a table link"),
+    (["--join", "ABCD23", "--bots", "easy"], "--bots set up a local game"),
+    (["--server", "http://h:1"], "--server goes with --join"),
+    (["--resume", "/no/such/file.json"], "cannot read /no/such/file.json"),
+    (["--start"], "play needs a terminal"),
+])
+def test_bad_flags_give_one_clear_line(args: list[str], message: str) -> None:
+    code, output = run(*args)
+    assert code == 2
+    assert message in output
+    assert "Traceback" not in output
+
+
+def test_resume_refuses_a_file_that_is_not_a_save(tmp_path: Path) -> None:
+    path = tmp_path / "record.json"
+    path.write_text('{"format": "royal-revenge/record"}')
+    code, output = run("--resume", str(path))
+    assert code == 2 and "is not a saved terminal game" in output
+    code, output = run("--resume", str(path), "--bots", "easy")
+    assert code == 2 and "cannot change a resumed game" in output

@@ -171,10 +171,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[GameResult] = []
     print(f"{len(tasks)} games on {args.workers} workers (load average {os.getloadavg()[0]:.1f})", flush=True)
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        for done, result in enumerate(pool.imap_unordered(play_one, tasks, chunksize=4), 1):
-            results.append(result)
-            if done % max(1, len(tasks) // 20) == 0:
-                print(f"  {done}/{len(tasks)} games, {time.perf_counter() - started:.0f} s", flush=True)
+        try:
+            for done, result in enumerate(pool.imap_unordered(play_one, tasks, chunksize=4), 1):
+                results.append(result)
+                if done % max(1, len(tasks) // 20) == 0:
+                    print(f"  {done}/{len(tasks)} games, {time.perf_counter() - started:.0f} s", flush=True)
+        except KeyboardInterrupt:
+            # Interrupted (Ctrl-C, or kill -INT): report the games finished so far.
+            print(f"  interrupted after {len(results)} games", flush=True)
+            pool.terminate()
     elapsed = time.perf_counter() - started
 
     report: dict[str, Any] = {"seed": args.seed, "workers": args.workers, "clock": args.clock,

@@ -58,7 +58,7 @@ _JESTER: Final = Kind.JESTER
 _KINGS_CHOICE: Final = Kind.KINGS_CHOICE
 _NUMBER: Final = Kind.NUMBER
 
-DEFAULT_ROLLOUT_STEPS: Final = 60
+DEFAULT_ROLLOUT_STEPS: Final = 25
 """Steps a rollout plays before the hand sizes decide its value."""
 PRIOR_MARGIN: Final = 0.5
 """The heuristic's choice wins when within ``PRIOR_MARGIN / sqrt(worlds)`` of the best mean."""

@@ -21,7 +21,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from ..engine import GameOptions
+from ..engine import Decision, GameOptions
 from .core import EpisodeKind, RewardKind, Table
 from .encoding import NUM_ACTIONS, OBS_SIZE, observation_high
 
@@ -29,6 +29,7 @@ __all__ = ["RoyalRevengeAEC", "aec_env", "raw_env"]
 
 ObsDict = dict[str, npt.NDArray[Any]]
 _ILLEGAL_MODES: Final = ("raise", "terminate")
+_GAME_OVER: Final = Decision.GAME_OVER
 
 
 def observation_space(options: GameOptions) -> spaces.Dict:
@@ -139,13 +140,30 @@ class RoyalRevengeAEC(AECEnv):  # type: ignore[misc]
         vector, mask = self.table.observation(self._seat_of[agent])
         return {"observation": vector, "action_mask": mask}
 
+    def last(self, observe: bool = True) -> tuple[ObsDict | None, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last``: the selected agent's observation, cumulative reward, flags and info."""
+        agent = self.agent_selection
+        if observe:
+            vector, mask = self.table.observation(self._seat_of[agent])
+            observation: ObsDict | None = {"observation": vector, "action_mask": mask}
+        else:
+            observation = None
+        return (
+            observation,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         table = self.table
-        index = table.check(action)
+        legal = table._legal  # the mask's legal indices, computed by last()/observe() before a step
+        index = action if type(action) is int and legal is not None and action in legal else table.check(action)
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:
             self.rewards = dict(self._zero_rewards)
@@ -154,15 +172,14 @@ class RoyalRevengeAEC(AECEnv):  # type: ignore[misc]
         if step_rewards is not None:
             rewards = self.rewards
             cumulative = self._cumulative_rewards
-            for seat, value in enumerate(step_rewards):
-                name = self.possible_agents[seat]
+            for name, value in zip(self.possible_agents, step_rewards, strict=True):
                 rewards[name] = value
                 cumulative[name] += value
             self._rewarded = True
-        if table.done:
+        if table.state.decision is _GAME_OVER:
             self.terminations = dict.fromkeys(self.agents, True)
             self._deads_step_first()
-        elif table.truncated:
+        elif table.max_steps is not None and table.steps >= table.max_steps:
             self.truncations = dict.fromkeys(self.agents, True)
             self._deads_step_first()
         else:
@@ -216,6 +233,17 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):  # type: ignore[mis
             EnvLogger.error_observe_before_reset()
         result: tuple[Any, float, bool, bool, dict[str, Any]] = self.env.last(observe)
         return result
+
+    def step(self, action: Any) -> None:
+        """The inherited checks, with ``agents`` read from the wrapped environment directly."""
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
 
     def __str__(self) -> str:
         return str(self.env)

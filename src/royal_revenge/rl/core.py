@@ -27,10 +27,10 @@ import numpy.typing as npt
 
 from ..engine import NEXT_ROUND, AnyAction, Decision, GameOptions, GameState, IllegalActionError, Scoring
 from .encoding import (
-    NUM_ACTIONS,
     PASS,
     PublicEncoder,
     Role,
+    action_mask,
     decode_table,
     describe_action,
     encode_observation,
@@ -46,9 +46,9 @@ RewardKind = Literal["points", "win"]
 
 _ROUND_OVER: Final = Decision.ROUND_OVER
 _GAME_OVER: Final = Decision.GAME_OVER
-_INT8: Final = np.dtype(np.int8)
-_frombuffer: Final = np.frombuffer
-_ROLE_OF: Final = {decision: role_of(decision) for decision in Decision}
+_ROLE_OF: Final = tuple(role_of(decision) for decision in Decision)  # by value: enums hash slowly
+_NONE: Final = Role.NONE
+_CHANCE: Final = Role.CHANCE
 
 
 class IllegalRLActionError(IllegalActionError):
@@ -118,6 +118,7 @@ class Table:
         self._encoder = PublicEncoder()
         self._decode = [decode_table(self.players, seat) for seat in range(self.players)]
         self._ids = [encode_table(self.players, seat) for seat in range(self.players)]
+        self._index_of = [ids.__getitem__ for ids in self._ids]
         self.state = GameState.new(options, seed=0)
         self.selected = 0
         self.chance = False
@@ -156,11 +157,13 @@ class Table:
         """The legal action indices of the selected seat (PASS included for a chance)."""
         legal = self._legal
         if legal is None:
-            engine = self.engine_legal()
-            ids = self._ids[self.selected]
-            try:
-                legal = [ids[id(action)] for action in engine]
-            except KeyError:  # not the engine's shared instances (never, today): map by value
+            engine = self._legal_engine
+            if engine is None:
+                state = self.state
+                engine = self._legal_engine = [] if state.decision is _GAME_OVER else state.legal_actions(self.selected)
+            try:  # the engine lists its shared action instances: map them by identity
+                legal = list(map(self._index_of[self.selected], map(id, engine)))
+            except KeyError:  # other instances (never, today): map by value
                 legal = legal_action_ints(engine, self.selected, self.players)
             if self.chance:
                 legal.append(PASS)
@@ -168,31 +171,22 @@ class Table:
         return legal
 
     def mask(self, seat: int) -> npt.NDArray[np.int8]:
-        buf = bytearray(NUM_ACTIONS)
-        if seat == self.selected and not self.done:
-            for index in self.legal():
-                buf[index] = 1
-        return np.frombuffer(buf, _INT8)
+        return action_mask(self.legal() if seat == self.selected and not self.done else ())
 
     def observation(self, seat: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
         """The encoded observation and the action mask of ``seat`` (the environments' hot path)."""
         state = self.state
-        buf = bytearray(NUM_ACTIONS)
         decision = state.decision
+        legal: list[int] | tuple[()]
         if decision is _GAME_OVER or seat != self.selected:
-            role = Role.NONE
+            role = _NONE
+            legal = ()
         else:
-            role = Role.CHANCE if self.chance else _ROLE_OF[decision]
-            legal = self._legal
-            if legal is None:
-                legal = self.legal()
-            for index in legal:
-                buf[index] = 1
+            role = _CHANCE if self.chance else _ROLE_OF[decision]
+            legal = self._legal or self.legal()
         if self.fast_observation:
-            vector = self._encoder.encode(state, seat, role)
-        else:
-            vector = encode_observation(state.observe(seat), role)
-        return vector, _frombuffer(buf, _INT8)
+            return self._encoder.encode_with_mask(state, seat, role, legal)
+        return encode_observation(state.observe(seat), role), action_mask(legal)
 
     def encode(self, seat: int) -> npt.NDArray[np.float32]:
         """The encoded observation of ``seat``.
@@ -244,12 +238,10 @@ class Table:
     def step(self, index: int) -> list[float] | None:
         """Apply a *checked* index for the selected seat; returns the rewards of this step (or None: all zero)."""
         state = self.state
-        seat = self.selected
-        was_chance = self.chance
         self._legal = self._legal_engine = None
         self.steps += 1
-        rewards: list[float] | None = None
         if index != PASS:
+            seat = self.selected
             action = self._decode[seat][index]
             assert action is not None
             state.step(seat, action)
@@ -262,10 +254,16 @@ class Table:
                     state.step(None, NEXT_ROUND)
                     self._select_decider()
                 return rewards
-            if not was_chance:
-                self._queue = self._chance_queue() if state.uno_seat is not None else []
-        self._select_next()
-        return rewards
+            if not self.chance and state.uno_seat is not None:
+                self._queue = self._chance_queue()  # (the queue is empty whenever no chance is offered)
+        if self._queue:
+            self._select_next()
+        else:  # the common case, inlined: the engine's decider decides
+            self.chance = False
+            decider = state.decider
+            if decider is not None:
+                self.selected = decider
+        return None
 
     # ------------------------------------------------------------------ internals
 

@@ -32,6 +32,7 @@ ChooseVictim(seat=1)
 from __future__ import annotations
 
 import array
+import struct
 from collections.abc import Iterable
 from enum import IntEnum
 from typing import Final
@@ -481,9 +482,16 @@ _FANFARE_QUEUED: Final = Layout.FANFARE_QUEUED
 _TURNS: Final = Layout.TURNS_SINCE_SCEPTER
 _JESTER_FOR_SETUP: Final = Layout.JESTER_FOR_SETUP
 _TURNS_CAP: Final = Layout.TURNS_CAP
+_DISCARD_END: Final = _DISCARD + NUM_FACES
+_NO_DISCARDS: Final = bytes(NUM_FACES)
+_MASK: Final = OBS_SIZE  # the encoder's buffer holds the observation, then the action mask
 _FLOAT32: Final = np.dtype(np.float32)
 _UINT8: Final = np.dtype(np.uint8)
-_frombuffer: Final = np.frombuffer
+_INT8: Final = np.dtype(np.int8)
+_add: Final = np.add
+# DIRECTION, DRAW_PILE, SCEPTER_RUNNING, FANFARE_QUEUED, TURNS_SINCE_SCEPTER, JESTER_FOR_SETUP: one byte each
+_pack_tail: Final = struct.Struct("6B").pack_into
+assert Layout.JESTER_FOR_SETUP - Layout.DIRECTION == 5 and Layout.SIZE == Layout.JESTER_FOR_SETUP + 1
 
 
 class PublicEncoder:
@@ -493,19 +501,41 @@ class PublicEncoder:
     every step, which costs more than the engine's step itself. This encoder reads, from the
     :class:`~royal_revenge.engine.GameState`, exactly the public fields that
     ``Observation.of(state, seat)`` copies (the observer's own hand and drawn card, never
-    another hand, the draw pile's order, the scepter's schedule or the generator), and keeps
-    one template per observer with what changes slowly (the discard counts, which everyone
-    sees, and the table size). It writes small whole numbers into a ``bytearray`` (fast in
-    Python) and converts once to ``float32``; the scores, which can exceed 255, are copied in
-    afterwards. Its output equals ``encode_observation(state.observe(seat), role)``; tests/rl
-    check that at every step of random games at every table size, and that hidden information
-    does not change it.
+    another hand, the draw pile's order, the scepter's schedule or the generator).
+
+    It owns one preallocated ``bytearray`` (the observation's 292 values, then the 124 of the
+    action mask) with two numpy views on it. A step copies in a template (the seats, the table
+    size and the discard counts, which are kept up to date from the discard pile's length
+    rather than recounted), writes the small whole numbers that changed, and hands out fresh
+    arrays with one numpy call each: the ``uint8`` view cast to ``float32`` (or added to the
+    observer's score row, once someone has scored; scores can exceed 255) and a copy of the
+    ``int8`` mask view. Its output equals ``encode_observation(state.observe(seat), role)``;
+    tests/rl check that at every step of random games at every table size, and that hidden
+    information does not change it.
     """
 
-    __slots__ = ("_bases", "_discard", "_players", "_score_rows", "_scores", "_seen")
+    __slots__ = (
+        "_base",
+        "_buf",
+        "_discard",
+        "_mask",
+        "_obs",
+        "_players",
+        "_rels",
+        "_score_rows",
+        "_scores",
+        "_seen",
+        "_size_slots",
+    )
 
     def __init__(self) -> None:
-        self._bases: list[bytearray] = []
+        self._buf = bytearray(OBS_SIZE + NUM_ACTIONS)
+        whole = np.frombuffer(self._buf, _UINT8)
+        self._obs: npt.NDArray[np.uint8] = whole[:OBS_SIZE]
+        self._mask: npt.NDArray[np.int8] = whole[OBS_SIZE:].view(_INT8)
+        self._base = bytearray(OBS_SIZE + NUM_ACTIONS)
+        self._rels: tuple[tuple[int, ...], ...] = ()
+        self._size_slots: tuple[tuple[int, ...], ...] = ()
         self._discard: list[Card] | None = None  # held, so that the identity test below is sound
         self._seen = 0
         self._scores: list[int] = []
@@ -514,83 +544,87 @@ class PublicEncoder:
 
     def _rebuild(self, state: GameState) -> None:
         n = self._players = state.players
-        self._bases = []
-        for _ in range(n):
-            base = bytearray(OBS_SIZE)
-            for rel in range(n):
-                base[_SEATS + rel] = 1
-            base[_PLAYERS + n - 2] = 1
-            self._bases.append(base)
+        base = self._base = bytearray(OBS_SIZE + NUM_ACTIONS)
+        base[_SEATS : _SEATS + n] = b"\x01" * n
+        base[_PLAYERS + n - 2] = 1
+        self._rels = _REL[n]
+        self._size_slots = tuple(tuple(_H_SIZES + index for index in rel) for rel in _REL[n])
         self._discard = None
         self._seen = 0
         self._scores = []
         self._score_rows = None
 
     def _sync(self, state: GameState) -> None:
+        """Bring the template up to date: new discards (recounted after a reshuffle or a deal) and scores."""
         if state.players != self._players:
             self._rebuild(state)
-        bases = self._bases
+        base = self._base
         discard = state.discard
         start = self._seen
         if discard is not self._discard or len(discard) < start:
-            for base in bases:
-                base[_DISCARD : _DISCARD + NUM_FACES] = bytes(NUM_FACES)
+            base[_DISCARD:_DISCARD_END] = _NO_DISCARDS
             self._discard = discard
             start = 0
         for position in range(start, len(discard)):
-            index = _DISCARD + discard[position]
-            for base in bases:
-                base[index] += 1
+            base[_DISCARD + discard[position]] += 1
         self._seen = len(discard)
         scores = state.scores
         if scores != self._scores:
             self._scores = scores[:]
             if any(scores):
-                n = self._players
                 rows = []
-                for me in range(n):
-                    row = np.zeros(MAX_SEATS, dtype=np.float32)
-                    for seat, rel in enumerate(_REL[n][me]):
-                        row[rel] = scores[seat]
+                for rel in self._rels:
+                    row = np.zeros(OBS_SIZE, dtype=np.float32)
+                    for seat, index in enumerate(rel):
+                        row[_SCORES + index] = scores[seat]
                     rows.append(row)
                 self._score_rows = rows
             else:
                 self._score_rows = None
 
     def encode(self, state: GameState, me: int, role: Role) -> npt.NDArray[np.float32]:
+        """``encode_observation(state.observe(me), role)``, from the state's public fields."""
+        return self.encode_with_mask(state, me, role, ())[0]
+
+    def encode_with_mask(
+        self, state: GameState, me: int, role: Role, legal: Iterable[int]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
+        """The encoded observation of ``me`` and a fresh mask with ones at the indices ``legal``."""
         discard = state.discard
         if discard is not self._discard or len(discard) != self._seen or state.scores != self._scores:
             self._sync(state)
-        v = bytearray(self._bases[me])
-        for card in state.hands[me]:
+        v = self._buf
+        v[:] = self._base
+        hands = state.hands
+        for card in hands[me]:
             v[card] += 1
-        rel = _REL[state.players][me]
+        rel = self._rels[me]
         v[_TOP + discard[-1]] = 1
         active = state.active_colour
         if active is not None:
             v[_ACTIVE + active] = 1
         decision = state.decision
         decider = state.decider
-        if decision is _DRAWN_DECISION and decider == me:
-            drawn = state.drawn
-            if drawn is not None:
-                v[_DRAWN + drawn] = 1
-        for seat, hand in enumerate(state.hands):
-            v[_H_SIZES + rel[seat]] = len(hand)
+        if decider is not None:
+            v[_DECIDER + rel[decider]] = 1
+            if decider == me and decision is _DRAWN_DECISION:
+                drawn = state.drawn
+                if drawn is not None:
+                    v[_DRAWN + drawn] = 1
+        for slot, hand in zip(self._size_slots[me], hands, strict=True):
+            v[slot] = len(hand)
         v[_KING + rel[state.king]] = 1
         jester = state.jester
         if jester is not None:
             v[_JESTER + rel[jester]] = 1
         v[_DEALER + rel[state.dealer]] = 1
         v[_CURRENT + rel[state.current]] = 1
-        if decider is not None:
-            v[_DECIDER + rel[decider]] = 1
         uno = state.uno_seat
         if uno is not None:
             v[_UNO + rel[uno]] = 1
         passes = state.passes
         if passes:
-            for seat in range(state.players):
+            for seat in range(len(hands)):
                 if passes >> seat & 1:
                     v[_PASSED + rel[seat]] = 1
         if decision in _COLOUR_DECISIONS:
@@ -598,22 +632,21 @@ class PublicEncoder:
             v[_RESOLVING + (MAX_SEATS if resolving < 0 else rel[resolving])] = 1
         v[_PENDING + decision] = 1
         v[_ROLE + role] = 1
-        if state.direction > 0:
-            v[_DIRECTION] = 1
-        v[_DRAW_PILE] = len(state.draw_pile)
-        if state.scepter_running:
-            v[_SCEPTER_RUNNING] = 1
-        if state.fanfare_queued:
-            v[_FANFARE_QUEUED] = 1
-        if state.jester_for_setup:
-            v[_JESTER_FOR_SETUP] = 1
         turns = state.turns_since_scepter
-        if turns < 256:
-            v[_TURNS] = turns
-        out = _frombuffer(v, _UINT8).astype(_FLOAT32)
+        _pack_tail(
+            v,
+            _DIRECTION,
+            state.direction > 0,
+            len(state.draw_pile),
+            state.scepter_running,
+            state.fanfare_queued,
+            turns if turns < 256 else 0,
+            state.jester_for_setup,
+        )
+        for index in legal:
+            v[_MASK + index] = 1
+        rows = self._score_rows
+        out: npt.NDArray[np.float32] = self._obs.astype(_FLOAT32) if rows is None else _add(self._obs, rows[me])
         if turns >= 256:
             out[_TURNS] = turns if turns < _TURNS_CAP else _TURNS_CAP
-        rows = self._score_rows
-        if rows is not None:
-            out[_SCORES : _SCORES + MAX_SEATS] = rows[me]
-        return out
+        return out, self._mask.copy()

@@ -26,6 +26,7 @@ from .engine import (
 )
 from .engine.actions import Move
 from .engine.events import Event
+from .narration import describe_event
 
 __all__ = ["main", "cli"]
 
@@ -151,31 +152,16 @@ def selfplay(
         click.echo(f"\nlast game's record written to {save}")
 
 
+# Events that the move's own notation already says; the rest get a line in words.
+_SAID_BY_THE_MOVE = (events.Played, events.Kept, events.ColourChosen, events.VictimChosen, events.JesterChosen,
+                     events.UnoCalled, events.Caught, events.TurnStarted, events.DirectionChanged)
+
+
 def describe(event: Event) -> str | None:
     """A few plain words for the events worth a line in a printed game."""
-    if isinstance(event, events.Drew) and event.reason != "turn":
-        cards = " ".join(str(c) for c in event.cards or ())
-        why = "for the +1" if event.reason == "plus" else "as the UNO penalty"
-        return f"seat {event.seat} draws {event.count} {why}" + (f" ({cards})" if cards else "")
-    if isinstance(event, events.Drew):
-        return f"seat {event.seat} draws {' '.join(str(c) for c in event.cards or ())}"
-    if isinstance(event, events.Passed):
-        return f"seat {event.seat} has nothing to draw and passes"
-    if isinstance(event, events.Reshuffled):
-        return f"the discards are shuffled into a new draw pile of {event.cards}"
-    if isinstance(event, events.FanfareSounded):
-        return "FANFARE!" + ("" if event.landed else " (it waits for the pending decision)")
-    if isinstance(event, events.CrownPassed):
-        return f"the Crown passes from seat {event.old_king} to seat {event.new_king}"
-    if isinstance(event, events.RoundEnded):
-        how = "the round is blocked; " if event.blocked else ""
-        return f"{how}seat {event.winner} wins the round for {event.points} points; scores {list(event.scores)}"
-    if isinstance(event, events.GameEnded):
-        return f"game over: winner(s) {', '.join(map(str, event.winners))}; scores {list(event.scores)}"
-    if isinstance(event, events.RoundStarted):
-        return (f"round {event.round_no}: seat {event.dealer} deals, seat {event.king} is King, "
-                f"start card {event.start_card}")
-    return None
+    if isinstance(event, _SAID_BY_THE_MOVE):
+        return None
+    return describe_event(event, lambda seat: f"seat {seat}")
 
 
 @cli.command()

@@ -14,13 +14,13 @@ import asyncio
 import contextlib
 import heapq
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
 
+from ..clock import Clock, FakeClock, SystemClock
 from ..session import Phase, Table, TableError, TableSettings
 from ..session.table import AgentFactory
 from .protocol import error_message
@@ -28,66 +28,11 @@ from .store import Store, StoreError
 
 __all__ = ["Clock", "SystemClock", "FakeClock", "Hub", "Subscriber"]
 
+
 log = logging.getLogger("royal_revenge.server")
 
 _encode_json = msgspec.json.Encoder().encode
 """Compact JSON, as ``json.dumps(..., separators=(",", ":"))`` but about ten times faster (views are the hot path)."""
-
-
-class Clock(Protocol):
-    def now(self) -> float: ...
-
-    def sleep(self, seconds: float) -> Awaitable[None]: ...
-
-
-class SystemClock:
-    """Wall-clock seconds (deadlines survive a restart)."""
-
-    def now(self) -> float:
-        return time.time()
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
-
-
-class FakeClock:
-    """A clock that moves only when :meth:`advance` is called (for tests)."""
-
-    def __init__(self, start: float = 1_000_000.0) -> None:
-        self.time = start
-        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
-        self._count = 0
-
-    def now(self) -> float:
-        return self.time
-
-    def sleep(self, seconds: float) -> asyncio.Future[None]:
-        """Wake ``seconds`` after the time of this call.
-
-        The sleeper is registered now, not when the awaiting task first runs: by then :meth:`advance`
-        may have moved the time, and the wake-up would come late (the scheduler would miss deadlines).
-        """
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        if seconds <= 0:
-            future.set_result(None)
-            return future
-        self._count += 1
-        heapq.heappush(self._sleepers, (self.time + seconds, self._count, future))
-        return future
-
-    async def advance(self, seconds: float) -> None:
-        """Move time forward, waking sleepers in order and letting the loop run after each."""
-        target = self.time + seconds
-        while self._sleepers and self._sleepers[0][0] <= target:
-            when, _, future = heapq.heappop(self._sleepers)
-            self.time = max(self.time, when)
-            if not future.done():
-                future.set_result(None)
-            for _ in range(20):
-                await asyncio.sleep(0)
-        self.time = target
-        for _ in range(20):
-            await asyncio.sleep(0)
 
 
 @dataclass(eq=False)

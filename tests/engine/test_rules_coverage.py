@@ -11,9 +11,9 @@ import pytest
 
 _HERE = Path(__file__).resolve().parent
 _CANDIDATES = [
-    _HERE.parents[1] / "docs" / "RULES.md",
-    _HERE.parents[1] / "RULES.md",
+    _HERE.parents[2] / "shared" / "RULES.md",  # the shared material beside the project (as in CI)
     Path("/work/shared/RULES.md"),
+    _HERE.parents[1] / "docs" / "rules.md",  # the project's own rules page keeps every id in bold
 ]
 
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Awaitable
 from typing import Protocol
 
-__all__ = ["Clock", "FakeClock", "SystemClock"]
+__all__ = ["Clock", "FakeClock", "SystemClock", "sleep_or_wake"]
 
 
 class Clock(Protocol):
@@ -69,3 +69,14 @@ class FakeClock:
         self.time = target
         for _ in range(20):
             await asyncio.sleep(0)
+
+
+async def sleep_or_wake(clock: Clock, seconds: float, wake: asyncio.Event) -> None:
+    """Sleep ``seconds`` on ``clock``, or less if ``wake`` is set first (a new, earlier deadline)."""
+    sleeper = asyncio.ensure_future(clock.sleep(seconds))
+    waker = asyncio.ensure_future(wake.wait())
+    try:
+        await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        sleeper.cancel()
+        waker.cancel()

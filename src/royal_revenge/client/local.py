@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from ..clock import sleep_or_wake
 from ..engine import GameRecord, RoyalRevengeError
 from ..session import BOT_LEVELS, Table, TableError, TableSettings
 from ..session.table import AgentFactory
@@ -198,13 +199,7 @@ class LocalClient(BaseClient):
                 continue
             delay = deadline - self.clock.now()
             if delay > 0:
-                sleeper = asyncio.ensure_future(self.clock.sleep(delay))
-                waker = asyncio.ensure_future(self._wake.wait())
-                try:
-                    await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    sleeper.cancel()
-                    waker.cancel()
+                await sleep_or_wake(self.clock, delay, self._wake)
                 continue
             table.tick(self.clock.now())
             self._publish()

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from ..clock import Clock, FakeClock, SystemClock
+from ..clock import Clock, FakeClock, SystemClock, sleep_or_wake
 from ..session import Phase, Table, TableError, TableSettings
 from ..session.table import AgentFactory
 from .protocol import error_message
@@ -235,13 +235,7 @@ class Hub:
             when, code = self._heap[0]
             delay = when - self.clock.now()
             if delay > 0:
-                sleeper = asyncio.ensure_future(self.clock.sleep(delay))
-                waker = asyncio.ensure_future(self._wake.wait())
-                try:
-                    await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    sleeper.cancel()
-                    waker.cancel()
+                await sleep_or_wake(self.clock, delay, self._wake)
                 continue
             heapq.heappop(self._heap)
             if self._armed.get(code) != when:

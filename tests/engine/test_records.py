@@ -425,3 +425,17 @@ def test_states_the_rules_never_reach(state_json: dict[str, Any]) -> None:
 
 def test_every_error_is_a_value_error() -> None:
     assert issubclass(RecordError, RoyalRevengeError) and issubclass(RecordError, ValueError)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        GameOptions(),
+        GameOptions(players=6, target_score=200, scoring=Scoring.LOWEST_TALLY, single_round=True),
+        GameOptions(players=2, two_player_reverse_skips=True, scepter_turns=None),
+    ],
+)
+def test_options_json_names_every_field_and_round_trips(options: GameOptions) -> None:
+    data = options.to_json()
+    assert set(data) == set(GameOptions.__dataclass_fields__)
+    assert GameOptions.from_json(json.loads(json.dumps(data))) == options

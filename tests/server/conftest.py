@@ -25,6 +25,7 @@ import websockets
 
 import royal_revenge.server.app as server_app
 from royal_revenge.bots import RandomAgent
+from royal_revenge.client import merge_state
 from royal_revenge.engine import AnyAction, Observation, Play
 from royal_revenge.server.app import create_app
 from royal_revenge.server.hub import FakeClock, Hub
@@ -227,7 +228,8 @@ class Client:
                     if message["version"] < self.version:
                         self.problems.append(f"version went back from {self.version} to {message['version']}")
                     self.version = message["version"]
-                    self.view = message["view"]
+                    # Partial views are merged; the frame then holds the whole view (its text stays in raw).
+                    self.view = message["view"] = merge_state(self.view, message)
                 self._changed.set()
         except websockets.ConnectionClosed:
             pass

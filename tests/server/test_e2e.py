@@ -285,3 +285,32 @@ async def test_a_player_gone_past_the_grace_time_is_played_by_a_bot_until_they_r
         assert view["you"] == 1 and not table.seats[1].autopilot and table.seats[1].connected
         driver.humans[1] = back
     assert (await driver.run()).phase is Phase.FINISHED
+
+
+async def test_partial_views_merge_to_exactly_the_whole_view(server: Server) -> None:
+    # Protocol 2: after the first snapshot a connection gets only what changed (docs/protocol.md); merged,
+    # the frames must give every player and spectator exactly the view the table would show them whole.
+    code, humans, _, observers = await open_game(server, humans=2, bots=["normal"], spectators=1)
+    driver = Driver(server, code, humans, random.Random(11), observers=observers, think=0.1)
+    for _ in range(25):
+        if not await driver.step():
+            break
+        table = await settle(server, code, driver.clients)
+        for client in driver.clients:
+            assert client.view is not None
+            seat = client.view["you"]
+            assert client.view == table.view(seat), client.name
+    for client in driver.clients:
+        states = [json.loads(raw) for raw in client.raw if json.loads(raw)["type"] == "state"]
+        assert states[0]["full"] is True  # the first frame on a connection is whole
+        partial = [state for state in states if not state["full"]]
+        assert partial, client.name
+        assert not any("settings" in state["view"] for state in partial)  # settings do not change in play
+        assert sum("seats" not in state["view"] for state in partial) > len(partial) // 2
+        assert max(len(state["view"].get("log", ())) for state in partial) < len(client.view["log"])
+    # a sync asks for the whole view again
+    client = humans[0]
+    count = len(client.raw)
+    await client.send_raw(json.dumps({"type": "sync"}))
+    await client.wait_for(lambda: len(client.raw) > count, "the answer to sync")
+    assert json.loads(client.raw[count])["full"] is True

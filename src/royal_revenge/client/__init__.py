@@ -5,7 +5,7 @@ table on a running server over the WebSocket protocol. Both deliver the server's
 (``state``, ``ack``, ``error``) with the same shapes, so the terminal game cannot tell them apart.
 """
 
-from .base import BaseClient, ClientError, Listener, TableClient
+from .base import BaseClient, ClientError, Listener, TableClient, merge_state
 from .local import SAVE_FORMAT, LocalClient, LocalGame, load_save
 from .remote import RemoteClient, parse_join_target
 
@@ -19,5 +19,6 @@ __all__ = [
     "RemoteClient",
     "TableClient",
     "load_save",
+    "merge_state",
     "parse_join_target",
 ]

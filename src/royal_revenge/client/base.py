@@ -1,10 +1,11 @@
 """The one table interface shared by the local game and the online client.
 
-A client holds the newest ``view`` (exactly the dict the server sends in a ``state`` message:
-:meth:`royal_revenge.session.Table.view`) and tells its listeners about every message in the
-server's protocol shapes:
+A client holds the newest ``view`` (:meth:`royal_revenge.session.Table.view`, put together by
+:func:`merge_state` from the server's whole and partial ``state`` messages) and tells its
+listeners about every message in the server's protocol shapes, each ``state`` message carrying
+the whole merged view:
 
-* ``{"type": "state", "version", "server_time", "view"}``
+* ``{"type": "state", "version", "server_time", "full", "view"}``
 * ``{"type": "ack", "id", "version"}``
 * ``{"type": "error", "id", "code", "message"}``
 * ``{"type": "status", "text", "ok"}``: the connection's state, from the client itself.
@@ -19,9 +20,31 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["BaseClient", "ClientError", "Listener", "TableClient"]
+__all__ = ["BaseClient", "ClientError", "Listener", "TableClient", "merge_state"]
 
 Listener = Callable[[dict[str, Any]], None]
+
+
+def merge_state(previous: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, Any]:
+    """The whole view after a ``state`` message (protocol 2, docs/protocol.md).
+
+    A whole view (``"full": true``, or no ``full`` key) replaces the previous one. A partial
+    view keeps the previous ``settings`` and ``seats`` when it leaves them out, and appends its
+    ``log`` entries to the previous ones, dropping those numbered below ``log_from``.
+
+    >>> first = {"type": "state", "full": True, "view": {"phase": "playing", "seats": ["A"], "log": [{"n": 1}]}}
+    >>> view = merge_state(None, first)
+    >>> later = {"phase": "playing", "log": [{"n": 2}]}
+    >>> merge_state(view, {"type": "state", "full": False, "log_from": 1, "view": later})
+    {'phase': 'playing', 'seats': ['A'], 'log': [{'n': 1}, {'n': 2}]}
+    """
+    view: dict[str, Any] = message["view"]
+    if message.get("full", True) or previous is None:
+        return view
+    merged = {**previous, **view}
+    start = message.get("log_from", 0)
+    merged["log"] = [entry for entry in [*(previous.get("log") or ()), *(view.get("log") or ())] if entry["n"] >= start]
+    return merged
 
 
 class ClientError(RuntimeError):
@@ -107,7 +130,7 @@ class BaseClient:
             if isinstance(version, int) and version < self.version:
                 return  # an older snapshot overtaken by a newer one
             self.version = version if isinstance(version, int) else self.version
-            self.view = message["view"]
+            self.view = message["view"] = merge_state(self.view, message)
             you = self.view.get("you") if isinstance(self.view, dict) else None
             self.seat = you if isinstance(you, int) else None
             server_time = message.get("server_time")

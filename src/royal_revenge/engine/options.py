@@ -10,7 +10,7 @@ royal_revenge.engine.errors.OptionsError: players must be 2 to 6 (R-SETUP-1), no
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -72,10 +72,15 @@ class GameOptions:
             object.__setattr__(self, "scepter_turns", (turns[0], turns[1]))
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["scoring"] = self.scoring.value
-        data["scepter_turns"] = list(self.scepter_turns) if self.scepter_turns else None
-        return data
+        # Spelled out rather than dataclasses.asdict: views carry the options after every move.
+        return {
+            "players": self.players,
+            "target_score": self.target_score,
+            "scoring": self.scoring.value,
+            "single_round": self.single_round,
+            "two_player_reverse_skips": self.two_player_reverse_skips,
+            "scepter_turns": list(self.scepter_turns) if self.scepter_turns else None,
+        }
 
     @classmethod
     def from_json(cls, data: object) -> GameOptions:

@@ -245,7 +245,7 @@ async def handle_message(hub: Hub, code: str, token: str | None, seat: int | Non
         send(json.dumps({"type": "pong", "id": message.id}))
         return
     if not isinstance(message, (ActionMessage, HostMessage)):  # sync
-        subscriber.last_version = -1
+        subscriber.resync()
         live = await hub.get(code)
         async with live.lock:
             hub._send_view(live, subscriber)

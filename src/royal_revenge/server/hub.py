@@ -46,6 +46,16 @@ class Subscriber:
     token: str | None = None
     """The token the seat was claimed with: a connection whose token no longer holds its seat (the player
     was kicked) is turned into a spectator, so that it never sees the next occupant's cards."""
+    basis: tuple[Any, ...] | None = None
+    """(seat, phase, game number) of the last state sent; a different basis gets a full view (docs/protocol.md)."""
+    log_after: int = 0
+    """The newest log entry number this connection has been sent."""
+    seats_sent: list[dict[str, Any]] | None = None
+    settings_sent: dict[str, Any] | None = None
+
+    def resync(self) -> None:
+        """Send the next view whole (a ``sync`` request)."""
+        self.last_version, self.basis = -1, None
 
 
 @dataclass(eq=False)
@@ -194,24 +204,50 @@ class Hub:
                         await self._commit(live)
 
     def _broadcast(self, live: _Live) -> None:
-        views: dict[int | None, str] = {}
+        views: dict[tuple[Any, ...], str] = {}
         for subscriber in live.subscribers:
             self._send_view(live, subscriber, views)
 
-    def _send_view(self, live: _Live, subscriber: Subscriber, cache: dict[int | None, str] | None = None) -> None:
+    def _send_view(self, live: _Live, subscriber: Subscriber, cache: dict[tuple[Any, ...], str] | None = None) -> None:
+        """Queue ``subscriber``'s view: whole on a new basis, else only what changed since its last one.
+
+        A partial view (``"full": false``) leaves out ``settings`` and ``seats`` when they are
+        unchanged, and its ``log`` holds only the entries after the last ones sent (``log_from``
+        says where the table's log window now starts); every other key is always there. Frames
+        to different seats differ: the cache only saves work for connections on the same
+        footing (spectators, two tabs of one player).
+        """
         table = live.table
         if subscriber.last_version == table.version and cache is not None:
             return
         if subscriber.seat is not None and subscriber.token is not None and not _holds(table, subscriber):
             subscriber.seat = None
             subscriber.send(error_message("kicked", "you no longer hold a seat at this table; you are watching"))
-        text = cache.get(subscriber.seat) if cache is not None else None
+        basis = (subscriber.seat, table.phase, table.game_no)
+        full = subscriber.basis != basis
+        log_after = 0 if full else subscriber.log_after
+        seats, settings = table.seats_view(), table.settings_view()
+        send_seats = full or seats != subscriber.seats_sent
+        send_settings = full or settings != subscriber.settings_sent
+        key = (subscriber.seat, full, log_after, send_seats, send_settings)
+        text = cache.get(key) if cache is not None else None
         if text is None:
-            text = _encode_json({"type": "state", "version": table.version, "server_time": self.clock.now(),
-                                 "view": table.view(subscriber.seat)}).decode()
+            view = table.view(subscriber.seat, log_after=log_after)
+            if not send_seats:
+                del view["seats"]
+            if not send_settings:
+                del view["settings"]
+            message: dict[str, Any] = {"type": "state", "version": table.version, "server_time": self.clock.now(),
+                                       "full": full, "view": view}
+            if not full:
+                message["log_from"] = table.log[0][0] if table.log else 0
+            text = _encode_json(message).decode()
             if cache is not None:
-                cache[subscriber.seat] = text
+                cache[key] = text
         subscriber.last_version = table.version
+        subscriber.basis = basis
+        subscriber.seats_sent, subscriber.settings_sent = seats, settings
+        subscriber.log_after = table.log[-1][0] if table.log else 0
         subscriber.send(text)
 
     # ------------------------------------------------------------------ clocks

@@ -29,7 +29,7 @@ __all__ = [
     "JoinRequest",
 ]
 
-PROTOCOL_VERSION: Final = 1
+PROTOCOL_VERSION: Final = 2
 MAX_MESSAGE_BYTES: Final = 4096
 
 

@@ -253,11 +253,20 @@ function host(command, extra = {}) {
   send({ type: "host", id: `h${Date.now().toString(36)}${(app.idCounter++).toString(36)}`, command, ...extra });
 }
 
+// Protocol 2: a partial view leaves out unchanged settings and seats and brings only new log entries.
+function mergeState(previous, message) {
+  if (message.full !== false || !previous) return message.view;
+  const merged = { ...previous, ...message.view };
+  const start = message.log_from || 0;
+  merged.log = (previous.log || []).concat(message.view.log || []).filter((entry) => entry.n >= start);
+  return merged;
+}
+
 function onMessage(message) {
   if (message.type === "state") {
     if (message.server_time) app.serverOffset = message.server_time * 1000 - Date.now();
     const previous = app.view;
-    app.view = message.view;
+    app.view = mergeState(previous, message);
     render(previous);
   } else if (message.type === "error") {
     if (message.code !== "rate_limited") banner(message.message, "bad");

@@ -15,13 +15,15 @@ from royal_revenge.engine import (
     Decision,
     GameOptions,
     GameState,
+    Observation,
     Play,
+    observation_json,
     state_from_json,
     state_to_json,
 )
 from royal_revenge.engine.position import parse_cards, position
 
-from .randomplay import all_cards
+from .randomplay import GameSpec, all_cards, drive
 
 
 def cards(text: str) -> list[Card]:
@@ -207,3 +209,25 @@ def test_observation_after_a_game_plays_on() -> None:
         assert obs.outcome == state.outcome()
         sample = obs.sample_state(random.Random(0))
         assert sample.is_over() and sample.observe(seat) == obs
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_observation_json_from_the_public_view_equals_each_seats_observation(players: int) -> None:
+    # The server builds every seat's view from the spectator's one (observation_json): it must be
+    # exactly Observation.of(...).to_json() at every step, round ends and game end included.
+    spec = GameSpec(GameOptions(players=players, target_score=150), players * 7, "eager", 0.05, 0.5)
+    state = spec.new_state()
+    rng = random.Random(players)
+    checked = 0
+    for _ in drive(state, rng, spec):
+        public = observation_json(state, None)
+        assert public == Observation.of(state, None).to_json()
+        for seat in range(players):
+            view = observation_json(state, seat, public)
+            assert view == Observation.of(state, seat).to_json()
+            view["discard_pile"].append("XX")  # the result shares nothing with the public view
+            view["pending"]["seat"] = -1
+            view["options"]["players"] = 0
+            checked += 1
+        assert public == Observation.of(state, None).to_json()
+    assert state.is_over() and checked > 100

@@ -13,6 +13,7 @@ dealt at random among the other hands and the draw pile.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from .cards import FULL_DECK, Card, Colour
 from .options import GameOptions
 from .state import DRAWN, Decision, GameState, Outcome, Pending, RoundResult
 
-__all__ = ["Observation"]
+__all__ = ["Observation", "observation_json"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,3 +199,39 @@ class Observation:
             "last_round": self.last_round.to_json() if self.last_round else None,
             "outcome": self.outcome.to_json() if self.outcome else None,
         }
+
+
+def observation_json(state: GameState, seat: int | None, public: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``Observation.of(state, seat).to_json()``, built cheaply when every seat of a table needs its view.
+
+    ``public`` is ``observation_json(state, None)`` of the same state: the spectator's view,
+    which a seat's view extends with that seat's own hand (and the card it just drew). Pass
+    it to make several seats' views from one; the result shares no list or dict with it.
+
+    >>> from royal_revenge.engine import GameState, GameOptions
+    >>> state = GameState.new(GameOptions(players=3), seed=4)
+    >>> public = observation_json(state, None)
+    >>> observation_json(state, 1, public) == Observation.of(state, 1).to_json()
+    True
+    """
+    if public is None:
+        return Observation.of(state, seat).to_json()
+    data = public.copy()
+    options = data["options"] = public["options"].copy()
+    if options["scepter_turns"] is not None:
+        options["scepter_turns"] = list(options["scepter_turns"])
+    data["discard_pile"] = public["discard_pile"].copy()
+    data["hand_sizes"] = public["hand_sizes"].copy()
+    data["scores"] = public["scores"].copy()
+    data["pending"] = public["pending"].copy()
+    if data["last_round"] is not None or data["outcome"] is not None:
+        data["last_round"] = copy.deepcopy(data["last_round"])
+        data["outcome"] = copy.deepcopy(data["outcome"])
+    if seat is not None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
+            raise ValueError(f"there is no seat {seat!r} at a table of {state.players}")
+        data["seat"] = seat
+        data["hand"] = [str(card) for card in state.hands[seat]]
+        if state.decision is DRAWN and state.decider == seat and state.drawn is not None:
+            data["drawn"] = str(state.drawn)
+    return data

@@ -13,6 +13,7 @@ tests move time by hand. The table does no I/O either: the server persists what
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import secrets
@@ -38,6 +39,7 @@ from ..engine import (
     Move,
     RoyalRevengeError,
     Scoring,
+    observation_json,
 )
 from ..engine import events as ev
 from ..narration import describe_event
@@ -69,7 +71,9 @@ class SeatKind(StrEnum):
     BOT = "bot"
 
 
+@functools.lru_cache(maxsize=8192)
 def _hash_token(token: str) -> str:
+    # Memoised: a connection's token is checked before every frame it is sent (a kicked token must not see).
     return hashlib.sha256(token.encode()).hexdigest()
 
 
@@ -263,6 +267,8 @@ class Table:
         self._narrated_names: tuple[str, ...] = ()
         self._settings_json: tuple[TableSettings, dict[str, Any]] | None = None
         self._seats_json: tuple[int, list[dict[str, Any]]] | None = None
+        self._game_json: tuple[tuple[int, int, int], dict[str, Any]] | None = None
+        """The spectator's view of the game, which every seat's view extends (built once per version)."""
 
     # ------------------------------------------------------------------ lobby
 
@@ -622,7 +628,11 @@ class Table:
         if self.game is None:
             return data
         state = self.game.state
-        data["game"] = state.observe(seat).to_json()
+        key = (self.version, self.game_no, len(self.moves))
+        cached = self._game_json
+        if cached is None or cached[0] != key:
+            cached = self._game_json = (key, observation_json(state, None))
+        data["game"] = observation_json(state, seat, cached[1])
         data["legal"] = [action.to_json() for action in state.legal_actions(seat)] if seat is not None else []
         data["decision_deadline"] = self.deadlines.decision
         names = tuple(self._name(index) for index in range(len(self.seats)))

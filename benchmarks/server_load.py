@@ -59,6 +59,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+try:
+    from royal_revenge.client.base import merge_state
+except ImportError:  # running from a checkout without the package installed
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+    from royal_revenge.client.base import merge_state
+
 _RATE_PER_SECOND = 20.0  # the server's per-connection limit (server/app.py)
 _RATE_BURST = 40.0
 _PLAY_FIRST = ("play", "colour", "victim", "jester", "uno")  # anything but draw/keep, when there is a choice
@@ -140,6 +146,7 @@ class _Client:
         self.sent = 0
         self.pending: dict[str, tuple[float, bool]] = {}
         self.acted_version = -1
+        self.view: dict[str, Any] | None = None
         self.rematched_game = -1
         self.allowance, self.stamp = _RATE_BURST, time.monotonic()
         self.ws: Any = None
@@ -186,6 +193,7 @@ class _Client:
                     if worker.measuring:
                         stats.states += 1
                         stats.state_bytes += len(raw)
+                    self.view = merge_state(self.view, message)  # partial states hold only what changed
                     if worker.running:
                         await self._on_state(message)
                 elif kind == "ack":
@@ -216,7 +224,8 @@ class _Client:
                 await self.ws.close()
 
     async def _on_state(self, message: dict[str, Any]) -> None:
-        view = message["view"]
+        view = self.view
+        assert view is not None
         version = message["version"]
         stats = self.worker.stats
         if view["phase"] == "finished":

@@ -29,19 +29,22 @@ def merge_state(previous: dict[str, Any] | None, message: dict[str, Any]) -> dic
     """The whole view after a ``state`` message (protocol 2, docs/protocol.md).
 
     A whole view (``"full": true``, or no ``full`` key) replaces the previous one. A partial
-    view keeps the previous ``settings`` and ``seats`` when it leaves them out, and appends its
-    ``log`` entries to the previous ones, dropping those numbered below ``log_from``.
+    view holds only what changed: its keys replace the previous ones, its ``game`` keys
+    replace the previous game's, and its ``log`` entries are appended to the previous ones,
+    dropping those numbered below ``log_from``.
 
-    >>> first = {"type": "state", "full": True, "view": {"phase": "playing", "seats": ["A"], "log": [{"n": 1}]}}
+    >>> first = {"full": True, "view": {"seats": ["A"], "game": {"top": "R1", "king": 0}, "log": [{"n": 1}]}}
     >>> view = merge_state(None, first)
-    >>> later = {"phase": "playing", "log": [{"n": 2}]}
-    >>> merge_state(view, {"type": "state", "full": False, "log_from": 1, "view": later})
-    {'phase': 'playing', 'seats': ['A'], 'log': [{'n': 1}, {'n': 2}]}
+    >>> merge_state(view, {"full": False, "log_from": 1, "view": {"game": {"top": "R2"}, "log": [{"n": 2}]}})
+    {'seats': ['A'], 'game': {'top': 'R2', 'king': 0}, 'log': [{'n': 1}, {'n': 2}]}
     """
     view: dict[str, Any] = message["view"]
     if message.get("full", True) or previous is None:
         return view
     merged = {**previous, **view}
+    game, before = view.get("game"), previous.get("game")
+    if game is not None and before is not None:
+        merged["game"] = {**before, **game}
     start = message.get("log_from", 0)
     merged["log"] = [entry for entry in [*(previous.get("log") or ()), *(view.get("log") or ())] if entry["n"] >= start]
     return merged

@@ -50,8 +50,8 @@ class Subscriber:
     """(seat, phase, game number) of the last state sent; a different basis gets a full view (docs/protocol.md)."""
     log_after: int = 0
     """The newest log entry number this connection has been sent."""
-    seats_sent: list[dict[str, Any]] | None = None
-    settings_sent: dict[str, Any] | None = None
+    sent: dict[str, Any] | None = None
+    """The last view sent (its ``log`` only the entries sent with it): what the next partial one leaves out."""
 
     def resync(self) -> None:
         """Send the next view whole (a ``sync`` request)."""
@@ -143,7 +143,7 @@ class Hub:
         A refused operation (:class:`TableError`) changes nothing. If the database refuses the
         write, the table is reloaded from the database so that memory never runs ahead of it.
         """
-        live = await self.get(code)
+        live = self._live.get(code) or await self.get(code)
         async with live.lock:
             table = live.table
             before = table.version
@@ -211,11 +211,11 @@ class Hub:
     def _send_view(self, live: _Live, subscriber: Subscriber, cache: dict[tuple[Any, ...], str] | None = None) -> None:
         """Queue ``subscriber``'s view: whole on a new basis, else only what changed since its last one.
 
-        A partial view (``"full": false``) leaves out ``settings`` and ``seats`` when they are
-        unchanged, and its ``log`` holds only the entries after the last ones sent (``log_from``
-        says where the table's log window now starts); every other key is always there. Frames
-        to different seats differ: the cache only saves work for connections on the same
-        footing (spectators, two tabs of one player).
+        A partial view (``"full": false``, docs/protocol.md) holds only the keys whose values
+        changed since this connection's previous state, ``game`` likewise only its changed
+        keys, and ``log`` only the entries after the last ones sent (``log_from`` says where the
+        table's log window now starts). Frames to different seats differ: the cache only saves
+        work for connections on the same footing (spectators, two tabs of one player).
         """
         table = live.table
         if subscriber.last_version == table.version and cache is not None:
@@ -224,21 +224,14 @@ class Hub:
             subscriber.seat = None
             subscriber.send(error_message("kicked", "you no longer hold a seat at this table; you are watching"))
         basis = (subscriber.seat, table.phase, table.game_no)
-        full = subscriber.basis != basis
+        full = subscriber.basis != basis or subscriber.sent is None
         log_after = 0 if full else subscriber.log_after
-        seats, settings = table.seats_view(), table.settings_view()
-        send_seats = full or seats != subscriber.seats_sent
-        send_settings = full or settings != subscriber.settings_sent
-        key = (subscriber.seat, full, log_after, send_seats, send_settings)
+        key = (subscriber.seat, full, log_after, subscriber.last_version)
+        view = table.view(subscriber.seat, log_after=log_after)
         text = cache.get(key) if cache is not None else None
         if text is None:
-            view = table.view(subscriber.seat, log_after=log_after)
-            if not send_seats:
-                del view["seats"]
-            if not send_settings:
-                del view["settings"]
             message: dict[str, Any] = {"type": "state", "version": table.version, "server_time": self.clock.now(),
-                                       "full": full, "view": view}
+                                       "full": full, "view": view if full else _changes(subscriber.sent, view)}
             if not full:
                 message["log_from"] = table.log[0][0] if table.log else 0
             text = _encode_json(message).decode()
@@ -246,7 +239,7 @@ class Hub:
                 cache[key] = text
         subscriber.last_version = table.version
         subscriber.basis = basis
-        subscriber.seats_sent, subscriber.settings_sent = seats, settings
+        subscriber.sent = view
         subscriber.log_after = table.log[-1][0] if table.log else 0
         subscriber.send(text)
 
@@ -308,6 +301,22 @@ class Hub:
             await asyncio.sleep(0)
         if step is not None:
             await step()
+
+
+_ABSENT: Any = object()
+
+
+def _changes(sent: dict[str, Any] | None, view: dict[str, Any]) -> dict[str, Any]:
+    """The keys of ``view`` whose values differ from ``sent``'s, one level deep into ``game``; ``log`` as is."""
+    if sent is None:
+        return view
+    changed = {name: value for name, value in view.items() if sent.get(name, _ABSENT) != value}
+    game, before = view.get("game"), sent.get("game")
+    if "game" in changed and game is not None and before is not None:
+        changed["game"] = {name: value for name, value in game.items() if before.get(name, _ABSENT) != value}
+    if "log" in view:
+        changed["log"] = view["log"]
+    return changed
 
 
 def _holds(table: Table, subscriber: Subscriber) -> bool:

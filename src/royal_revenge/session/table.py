@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import random
 import secrets
 import unicodedata
@@ -267,6 +268,7 @@ class Table:
         self._narrated_names: tuple[str, ...] = ()
         self._settings_json: tuple[TableSettings, dict[str, Any]] | None = None
         self._seats_json: tuple[int, list[dict[str, Any]]] | None = None
+        self._seats_saved: tuple[int, list[dict[str, Any]]] | None = None
         self._game_json: tuple[tuple[int, int, int], dict[str, Any]] | None = None
         """The spectator's view of the game, which every seat's view extends (built once per version)."""
 
@@ -452,7 +454,7 @@ class Table:
         self._apply(seat, parsed, "player", client_id, now)
         player.timeouts = 0
         player.autopilot = False
-        self._seats_json = None  # changed after _apply's version bump
+        self._seats_json = self._seats_saved = None  # changed after _apply's version bump
         if client_id is not None:
             self._recent.setdefault(seat, deque(maxlen=_RECENT_IDS)).append((client_id, self.version))
         self._schedule(now)
@@ -639,12 +641,22 @@ class Table:
         if names != self._narrated_names or len(self._narrated) > 16 * _LOG_SIZE:
             self._narrated.clear()  # a seat's name changed (or the cache grew): narrate afresh
             self._narrated_names = names
+        log = self.log
+        # Entries are numbered consecutively: skip the ones already sent without looking at them.
+        skip = min(len(log), max(0, log_after - log[0][0] + 1)) if log else 0
         data["log"] = [
             {"n": number, "kind": type(event).__name__, "text": text}
-            for number, event in self.log
-            if number > log_after and (text := self._narrate(number, event, seat)) is not None
+            for number, event in itertools.islice(log, skip, None)
+            if (text := self._narrate(number, event, seat)) is not None
         ]
         return data
+
+    def _seats_json_full(self) -> list[dict[str, Any]]:
+        """The seats as saved (token hashes included), built once per version: the row is saved with every move."""
+        cached = self._seats_saved
+        if cached is None or cached[0] != self.version:
+            cached = self._seats_saved = (self.version, [seat.to_json() for seat in self.seats])
+        return cached[1]
 
     def seats_view(self) -> list[dict[str, Any]]:
         """The seats as everyone sees them (a fresh copy), built once per version: every view holds them."""
@@ -714,7 +726,7 @@ class Table:
         return {
             "code": self.code,
             "settings": self.settings_view(),
-            "seats": [seat.to_json() for seat in self.seats],
+            "seats": self._seats_json_full(),
             "host": self.host,
             "phase": self.phase.value,
             "seed": self.seed,

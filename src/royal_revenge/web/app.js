@@ -253,10 +253,11 @@ function host(command, extra = {}) {
   send({ type: "host", id: `h${Date.now().toString(36)}${(app.idCounter++).toString(36)}`, command, ...extra });
 }
 
-// Protocol 2: a partial view leaves out unchanged settings and seats and brings only new log entries.
+// Protocol 2 (docs/protocol.md): a partial view holds only what changed, one level deep into game; log entries are appended.
 function mergeState(previous, message) {
   if (message.full !== false || !previous) return message.view;
   const merged = { ...previous, ...message.view };
+  if (message.view.game && previous.game) merged.game = { ...previous.game, ...message.view.game };
   const start = message.log_from || 0;
   merged.log = (previous.log || []).concat(message.view.log || []).filter((entry) => entry.n >= start);
   return merged;

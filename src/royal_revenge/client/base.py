@@ -45,8 +45,11 @@ def merge_state(previous: dict[str, Any] | None, message: dict[str, Any]) -> dic
     game, before = view.get("game"), previous.get("game")
     if game is not None and before is not None:
         merged["game"] = {**before, **game}
+    log = [*(previous.get("log") or ()), *(view.get("log") or ())]
     start = message.get("log_from", 0)
-    merged["log"] = [entry for entry in [*(previous.get("log") or ()), *(view.get("log") or ())] if entry["n"] >= start]
+    if log and log[0]["n"] < start:
+        log = [entry for entry in log if entry["n"] >= start]
+    merged["log"] = log
     return merged
 
 

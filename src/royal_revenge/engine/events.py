@@ -7,11 +7,12 @@ for everyone but the drawer, so that events can be sent to any player.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TypeAlias
+from typing import TypeAlias, TypeGuard
 
 from .cards import Card, Colour
 
 __all__ = [
+    "hides",
     "DealerDrawn",
     "RoundStarted",
     "Played",
@@ -170,9 +171,11 @@ Event: TypeAlias = (
 )
 
 
+def hides(event: Event, seat: int | None) -> TypeGuard[Drew]:
+    """Whether :func:`redact` changes ``event`` for ``seat``: another player's draw, with its cards."""
+    return isinstance(event, Drew) and event.seat != seat and event.cards is not None
+
+
 def redact(events: list[Event], seat: int | None) -> list[Event]:
     """The events as ``seat`` may see them (``None``: a spectator): other players' draws lose their cards."""
-    return [
-        replace(event, cards=None) if isinstance(event, Drew) and event.seat != seat else event
-        for event in events
-    ]
+    return [replace(event, cards=None) if hides(event, seat) else event for event in events]

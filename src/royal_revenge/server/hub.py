@@ -310,17 +310,21 @@ def _changes(sent: dict[str, Any] | None, view: dict[str, Any]) -> dict[str, Any
     """The keys of ``view`` whose values differ from ``sent``'s, one level deep into ``game``; ``log`` as is."""
     if sent is None:
         return view
-    changed = {name: value for name, value in view.items() if sent.get(name, _ABSENT) != value}
-    game, before = view.get("game"), sent.get("game")
-    if "game" in changed and game is not None and before is not None:
-        changed["game"] = {name: value for name, value in game.items() if before.get(name, _ABSENT) != value}
-    if "log" in view:
-        changed["log"] = view["log"]
+    changed: dict[str, Any] = {}
+    for name, value in view.items():
+        if name == "game":
+            before = sent.get("game")
+            if before is None:
+                changed[name] = value
+            else:
+                game = {key: item for key, item in value.items() if before.get(key, _ABSENT) != item}
+                if game:
+                    changed[name] = game
+        elif name == "log" or sent.get(name, _ABSENT) != value:
+            changed[name] = value
     return changed
 
 
 def _holds(table: Table, subscriber: Subscriber) -> bool:
-    try:
-        return table.seat_of(subscriber.token) == subscriber.seat
-    except TableError:
-        return False
+    seat, token = subscriber.seat, subscriber.token
+    return seat is not None and token is not None and table.holds(seat, token)

@@ -66,6 +66,9 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
+_PHASE_VALUES: Final = {phase: phase.value for phase in Phase}  # (Enum.value is a slow descriptor; views are hot)
+
+
 class SeatKind(StrEnum):
     OPEN = "open"
     HUMAN = "human"
@@ -263,9 +266,12 @@ class Table:
         self._recent: dict[int, deque[tuple[str, int]]] = {}
         self._event_no = 0
         self._on_move: list[Callable[[LoggedMove], None]] = []
-        self._narrated: dict[tuple[int, int | None], str | None] = {}
-        """Log lines already narrated, by (event number, viewer); valid while the seat names stay the same."""
+        self._narrated: dict[tuple[int, int | str | None], str | None] = {}
+        """Log lines already narrated, by (event number, viewer) and by (event number, whether redaction left the
+        event as it was); valid while the seat names stay the same."""
         self._narrated_names: tuple[str, ...] = ()
+        self._names_checked = -1
+        """The version at which the seat names behind the narration cache were last compared."""
         self._settings_json: tuple[TableSettings, dict[str, Any]] | None = None
         self._seats_json: tuple[int, list[dict[str, Any]]] | None = None
         self._seats_saved: tuple[int, list[dict[str, Any]]] | None = None
@@ -297,6 +303,12 @@ class Table:
             self.host = index
         self._changed()
         return index, token
+
+    def holds(self, seat: int, token: str) -> bool:
+        """Whether ``token`` still holds ``seat`` (checked before every frame a player's connection is sent)."""
+        player = self.seats[seat] if 0 <= seat < len(self.seats) else None
+        return (player is not None and player.kind is SeatKind.HUMAN and player.token_hash is not None
+                and secrets.compare_digest(player.token_hash, _hash_token(token)))
 
     def seat_of(self, token: str | None) -> int:
         """The seat a token holds; refuses unknown or revoked tokens."""
@@ -620,7 +632,7 @@ class Table:
         data: dict[str, Any] = {
             "code": self.code,
             "version": self.version,
-            "phase": self.phase.value,
+            "phase": _PHASE_VALUES[self.phase],
             "you": seat,
             "host": self.host,
             "settings": self.settings_view(),
@@ -637,10 +649,12 @@ class Table:
         data["game"] = observation_json(state, seat, cached[1])
         data["legal"] = [action.to_json() for action in state.legal_actions(seat)] if seat is not None else []
         data["decision_deadline"] = self.deadlines.decision
-        names = tuple(self._name(index) for index in range(len(self.seats)))
-        if names != self._narrated_names or len(self._narrated) > 16 * _LOG_SIZE:
-            self._narrated.clear()  # a seat's name changed (or the cache grew): narrate afresh
-            self._narrated_names = names
+        if self._names_checked != self.version:
+            self._names_checked = self.version
+            names = tuple(self._name(index) for index in range(len(self.seats)))
+            if names != self._narrated_names or len(self._narrated) > 20 * _LOG_SIZE:
+                self._narrated.clear()  # a seat's name changed (or the cache grew): narrate afresh
+                self._narrated_names = names
         log = self.log
         # Entries are numbered consecutively: skip the ones already sent without looking at them.
         skip = min(len(log), max(0, log_after - log[0][0] + 1)) if log else 0
@@ -666,13 +680,22 @@ class Table:
         return [dict(seat) for seat in cached[1]]
 
     def _narrate(self, number: int, event: ev.Event, seat: int | None) -> str | None:
-        """One log line as ``seat`` sees it; cached, since views are built after every change (a hot path)."""
-        key = (number, seat)
+        """One log line as ``seat`` sees it; cached, since views are built after every change (a hot path).
+
+        Most events read the same for everyone: the line is shared by all who see the event the same way.
+        """
         try:
-            return self._narrated[key]
+            return self._narrated[number, seat]
         except KeyError:
-            text = self._narrated[key] = describe_event(ev.redact([event], seat)[0], self._name)
-            return text
+            pass
+        hidden = ev.hides(event, seat)
+        shared = (number, "redacted" if hidden else "as is")  # (not a bool: True == 1 would be seat 1)
+        try:
+            text = self._narrated[shared]
+        except KeyError:
+            text = self._narrated[shared] = describe_event(ev.redact([event], seat)[0] if hidden else event, self._name)
+        self._narrated[number, seat] = text
+        return text
 
     def settings_view(self) -> dict[str, Any]:
         """The table's settings (a fresh copy)."""

@@ -66,6 +66,7 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
+_UNSEEN: Final[Any] = object()  # typed Any so that it may stand in a str | None slot
 _PHASE_VALUES: Final = {phase: phase.value for phase in Phase}  # (Enum.value is a slow descriptor; views are hot)
 
 
@@ -684,17 +685,16 @@ class Table:
 
         Most events read the same for everyone: the line is shared by all who see the event the same way.
         """
-        try:
-            return self._narrated[number, seat]
-        except KeyError:
-            pass
+        cache = self._narrated
+        text: str | None = cache.get((number, seat), _UNSEEN)  # (a miss is the common case: no exceptions)
+        if text is not _UNSEEN:
+            return text
         hidden = ev.hides(event, seat)
         shared = (number, "redacted" if hidden else "as is")  # (not a bool: True == 1 would be seat 1)
-        try:
-            text = self._narrated[shared]
-        except KeyError:
-            text = self._narrated[shared] = describe_event(ev.redact([event], seat)[0] if hidden else event, self._name)
-        self._narrated[number, seat] = text
+        text = cache.get(shared, _UNSEEN)
+        if text is _UNSEEN:
+            text = cache[shared] = describe_event(ev.redact([event], seat)[0] if hidden else event, self._name)
+        cache[number, seat] = text
         return text
 
     def settings_view(self) -> dict[str, Any]:

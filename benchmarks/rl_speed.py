@@ -3,7 +3,8 @@
 
 Run it with::
 
-    .venv/bin/python benchmarks/rl_speed.py --seconds 3 --repeats 5 --players 2 4 6
+    make bench-rl   # the compiled build: PYTHONPATH=build/compiled .venv/bin/python benchmarks/rl_speed.py ...
+    .venv/bin/python benchmarks/rl_speed.py --seconds 2 --repeats 5 --players 2 4 6   # interpreted
 
 Every competitor plays random legal actions and produces an observation and the legal
 actions at every step:
@@ -146,6 +147,19 @@ def rlcard_loop(players: int, seconds: float, seed: int) -> tuple[int, float]:
     return steps, clock() - start
 
 
+def build_description() -> str:
+    """Which build runs: the mypyc-compiled modules (``make compiled``) or the interpreted sources."""
+    import importlib.machinery
+
+    from royal_revenge.engine import state
+    from royal_revenge.rl import core, encoding
+
+    files = [module.__file__ or "" for module in (state, encoding, core)]
+    compiled = [file.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) for file in files]
+    kind = "compiled (mypyc)" if all(compiled) else "interpreted" if not any(compiled) else "partly compiled"
+    return f"{kind}, from {Path(files[0]).parent.parent}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
@@ -169,6 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         competitors["rlcard"] = rlcard_loop
 
     print(f"Python {sys.version.split()[0]} on {platform.platform()}, {platform.processor() or platform.machine()}")
+    print(f"royal_revenge: {build_description()}")
     print(f"{args.repeats} interleaved repetitions of {args.seconds:g} s per measurement; medians shown\n")
     rates: dict[tuple[str, int], list[float]] = {(name, k): [] for name in competitors for k in args.players}
     started = time.perf_counter()

@@ -119,7 +119,7 @@ class Observation:
         """
         pool = self.unseen_cards()
         rng.shuffle(pool)
-        state = object.__new__(GameState)
+        state = GameState._blank()
         state.options = self.options
         n = state.players = self.options.players
         hands: list[list[Card]] = []

@@ -95,7 +95,7 @@ def position(
     if colour is None:
         colour = discard_cards[-1].colour
 
-    state = object.__new__(GameState)
+    state = GameState._blank()
     state.options = options
     state.players = n
     state.hands = parsed_hands

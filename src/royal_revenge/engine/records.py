@@ -157,7 +157,7 @@ def state_from_json(data: object) -> GameState:
     hands_data = r.get("hands")
     if not isinstance(hands_data, list) or len(hands_data) != n:
         raise RecordError(f"state: hands must be a list of {n} hands")
-    state = object.__new__(GameState)
+    state = GameState._blank()
     state.options = options
     state.players = n
     state.hands = [r.cards(f"hands[{i}]", hand) for i, hand in enumerate(hands_data)]

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, overload
 
 from . import events as ev
 from .actions import (
@@ -86,6 +86,7 @@ _JESTER: Final = Kind.JESTER
 _WILD: Final = Kind.WILD
 _WILD_CODE: Final = int(WILD)
 _SETUP: Final = -1  # a colour or victim chosen for the start card, not for a played card
+_BLANK: Final = object()  # the key to GameState(): only the engine's own constructors make blank states
 
 # _PLAYABLE_SETS[key] holds the faces playable on match key ``key`` (see _match_key), so that
 # legal_actions intersects a hand with it in C instead of testing card by card.
@@ -168,6 +169,37 @@ class Outcome:
     def to_json(self) -> dict[str, Any]:
         return {"winners": list(self.winners), "scores": list(self.scores)}
 
+
+# The fields that make up a state (every slot but the event list), compared by ``==``.
+_FIELDS: Final = (
+    "active_colour",
+    "current",
+    "dealer",
+    "decider",
+    "decision",
+    "direction",
+    "discard",
+    "draw_pile",
+    "drawn",
+    "fanfare_queued",
+    "hands",
+    "jester",
+    "jester_for_setup",
+    "king",
+    "last_round",
+    "options",
+    "passes",
+    "players",
+    "resolving",
+    "result",
+    "rng",
+    "round_no",
+    "scepter_left",
+    "scepter_running",
+    "scores",
+    "turns_since_scepter",
+    "uno_seat",
+)
 
 _KIND_NAMES: Final = {
     TURN: "play or draw",
@@ -262,6 +294,22 @@ class GameState:
 
     # ------------------------------------------------------------------ creation
 
+    def __init__(self, _key: object = None) -> None:
+        """Not a way to start a game: use :meth:`new` (or a record, :func:`~royal_revenge.engine.state_from_json`).
+
+        A bare ``GameState()`` would be a state with no fields, so it is refused; the engine's own
+        constructors make one with :meth:`_blank` and fill in every field.
+        """
+        if _key is not _BLANK:
+            raise TypeError(
+                "GameState() does not make a game: use GameState.new(options, seed) or state_from_json(data)"
+            )
+
+    @classmethod
+    def _blank(cls) -> GameState:
+        """A state with no field set yet, for the engine's constructors (``new``, records, positions)."""
+        return cls(_BLANK)
+
     @classmethod
     def new(
         cls,
@@ -286,10 +334,10 @@ class GameState:
             raise OptionsError(f"seed must be a whole number, not {seed!r}")
         n = options.players
         if ages is not None:
-            ages = list(ages)
-            if len(ages) != n:
-                raise OptionsError(f"ages must give one entry per seat ({n}), not {len(ages)}")
-            for age in ages:
+            given: list[object] = list(ages)  # (untyped: each age is checked below)
+            if len(given) != n:
+                raise OptionsError(f"ages must give one entry per seat ({n}), not {len(given)}")
+            for age in given:
                 if age is not None and (isinstance(age, bool) or not isinstance(age, int) or not 0 <= age <= 150):
                     raise OptionsError(f"an age must be a whole number from 0 to 150 or missing, not {age!r}")
         if first_king is not None and (
@@ -297,7 +345,7 @@ class GameState:
         ):
             raise OptionsError(f"first_king must be a seat from 0 to {n - 1}, not {first_king!r}")
 
-        state = object.__new__(cls)
+        state = cls._blank()
         state.options = options
         state.players = n
         state.hands = [[] for _ in range(n)]
@@ -341,7 +389,7 @@ class GameState:
 
     def copy(self) -> GameState:
         """An independent copy (a few list copies; no deepcopy)."""
-        other = object.__new__(GameState)
+        other = GameState(_BLANK)
         other.options = self.options
         other.players = self.players
         other.hands = list(map(list.copy, self.hands))
@@ -372,7 +420,8 @@ class GameState:
         other._events = None
         return other
 
-    __copy__ = copy
+    def __copy__(self) -> GameState:
+        return self.copy()
 
     # ------------------------------------------------------------------ reading
 
@@ -404,11 +453,19 @@ class GameState:
         """Whether ``card`` may be played on the discard pile now (R-TURN-1)."""
         return PLAYABLE[self._match_key()][card]
 
-    def observe(self, seat: int | None) -> Observation:
+    # The public entry points take whatever a caller sends and refuse a bad seat or action with the
+    # engine's own errors; the overloads give their static types. (Compiled with mypyc, a parameter
+    # annotated ``int`` would refuse a string with a TypeError before the engine could explain.)
+
+    @overload
+    def observe(self, seat: int) -> Observation: ...
+    @overload
+    def observe(self, seat: None) -> Observation: ...
+    def observe(self, seat: object) -> Observation:
         """What ``seat`` may see (R-DIGITAL-2); ``None`` is a spectator, who sees no hand."""
         from .observation import Observation
 
-        return Observation.of(self, seat)
+        return Observation.of(self, seat)  # type: ignore[arg-type]  # it checks the seat
 
     def legal_actions(self, seat: int | None) -> list[AnyAction]:
         """Every action ``seat`` may take now; ``None`` asks for the table's own actions.
@@ -465,7 +522,11 @@ class GameState:
 
     # ------------------------------------------------------------------ changing
 
-    def apply(self, seat: int | None, action: AnyAction) -> list[ev.Event]:
+    @overload
+    def apply(self, seat: int, action: AnyAction) -> list[ev.Event]: ...
+    @overload
+    def apply(self, seat: None, action: AnyAction) -> list[ev.Event]: ...
+    def apply(self, seat: object, action: object) -> list[ev.Event]:
         """Carry out ``action`` for ``seat`` (``None`` for the table) and return what happened.
 
         Raises :class:`IllegalActionError` with the rule's id if the action is not allowed;
@@ -474,7 +535,7 @@ class GameState:
         events: list[ev.Event] = []
         self._events = events
         try:
-            self._dispatch(seat, action)
+            self.step(seat, action)  # type: ignore[call-overload]  # step checks both
         finally:
             self._events = None
         return events
@@ -485,22 +546,33 @@ class GameState:
             move = Move.parse(move)
         return self.apply(move.seat, move.action)
 
-    def step(self, seat: int | None, action: AnyAction) -> None:
+    @overload
+    def step(self, seat: int, action: AnyAction) -> None: ...
+    @overload
+    def step(self, seat: None, action: AnyAction) -> None: ...
+    def step(self, seat: object, action: object) -> None:
         """:meth:`apply` without building events: the fast path for simulations."""
-        if seat is not None and not (type(seat) is int and 0 <= seat < self.players):
-            self._check_seat(seat)  # the slow, exact check: int subclasses yes, bools no
-        handler = _HANDLERS.get(type(action))
-        if handler is None:
+        # (the slow, exact check: int subclasses yes, bools no)
+        who = seat if seat is None or (type(seat) is int and 0 <= seat < self.players) else self._check_seat(seat)
+        kind = type(action)
+        if kind not in _HANDLERS:
             raise IllegalActionError(f"not an action: {action!r}")
         if self.decision is GAME_OVER:
             raise IllegalActionError("the game is over", "R-SCORE-3")
-        handler(self, seat, action)
+        # The common actions first, called directly; the others through the table of handlers.
+        if type(action) is Play:
+            self._on_play(who, action)
+        elif type(action) is Draw:
+            self._on_draw(who, action)
+        elif type(action) is Keep:
+            self._on_keep(who, action)
+        else:
+            _HANDLERS[kind](self, who, action)
 
-    _dispatch = step  # apply() runs the same code with an event list attached
-
-    def _check_seat(self, seat: object) -> None:
+    def _check_seat(self, seat: object) -> int:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
             raise IllegalActionError(f"there is no seat {seat!r} at this table of {self.players}", "R-SETUP-1")
+        return seat
 
     # ------------------------------------------------------------------ refusals
 
@@ -524,8 +596,11 @@ class GameState:
     # ------------------------------------------------------------------ handlers
 
     def _on_play(self, seat: int | None, action: Play) -> None:
-        card = action.card
-        if type(card) is not Card or type(action.uno) is not bool:
+        # Fields are read untyped (getattr): a malformed action is refused below, where compiled code
+        # reading an annotated field would raise a TypeError first.
+        card: object = getattr(action, "card")  # noqa: B009
+        uno: object = getattr(action, "uno")  # noqa: B009
+        if type(card) is not Card or type(uno) is not bool:
             raise IllegalActionError(f"a play needs a Card and a true/false UNO call, not {action!r}", "R-TURN-2")
         decision = self.decision
         if decision is TURN and seat == self.decider:  # decider is a seat during a turn, so seat is too
@@ -555,7 +630,7 @@ class GameState:
         else:
             self._require(seat, TURN, "play a card")  # raises: not this seat's turn, or no turn at all
             raise AssertionError("unreachable")
-        if action.uno and len(hand) != 2:
+        if uno and len(hand) != 2:
             raise IllegalActionError(
                 f"UNO is called with the next-to-last card; seat {seat} would keep {len(hand) - 1}", "R-UNO-3"
             )
@@ -568,9 +643,9 @@ class GameState:
         self.drawn = None
         self.passes = 0
         if events is not None:
-            events.append(ev.Played(seat, card, action.uno))
+            events.append(ev.Played(seat, card, uno))
         if len(hand) == 1:
-            if action.uno:
+            if uno:
                 if events is not None:
                     events.append(ev.UnoCalled(seat))
             else:
@@ -650,7 +725,7 @@ class GameState:
 
     def _on_colour(self, seat: int | None, action: ChooseColour) -> None:
         self._require(seat, COLOUR, "choose a colour")
-        colour = action.colour
+        colour: object = getattr(action, "colour")  # noqa: B009  (untyped read: see _on_play)
         if not isinstance(colour, Colour):
             raise IllegalActionError(f"not a colour: {colour!r}", "R-ACT-WILD")
         self.active_colour = colour
@@ -660,7 +735,7 @@ class GameState:
 
     def _on_victim(self, seat: int | None, action: ChooseVictim) -> None:
         self._require(seat, VICTIM, "choose who draws")
-        victim = action.seat
+        victim: object = getattr(action, "seat")  # noqa: B009  (untyped read: see _on_play)
         if isinstance(victim, bool) or not isinstance(victim, int) or not 0 <= victim < self.players:
             raise IllegalActionError(f"there is no seat {victim!r} to draw", "R-ACT-KC")
         if self._events is not None:
@@ -670,7 +745,7 @@ class GameState:
 
     def _on_jester(self, seat: int | None, action: ChooseJester) -> None:
         self._require(seat, JESTER, "choose the Jester")
-        jester = action.seat
+        jester: object = getattr(action, "seat")  # noqa: B009  (untyped read: see _on_play)
         if isinstance(jester, bool) or not isinstance(jester, int) or not 0 <= jester < self.players:
             raise IllegalActionError(f"there is no seat {jester!r} to be the Jester", "R-SETUP-5")
         if jester == self.king:
@@ -701,7 +776,7 @@ class GameState:
     def _on_catch(self, seat: int | None, action: Catch) -> None:
         if seat is None:
             raise IllegalActionError("a catch is made by a player, not the table", "R-UNO-2")
-        target = action.seat
+        target: object = getattr(action, "seat")  # noqa: B009  (untyped read: see _on_play)
         if isinstance(target, bool) or not isinstance(target, int) or not 0 <= target < self.players:
             raise IllegalActionError(f"there is no seat {target!r} to catch", "R-UNO-3")
         if target == seat:
@@ -1019,7 +1094,7 @@ class GameState:
     # ------------------------------------------------------------------ comparison
 
     def _key(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__ if name != "_events")
+        return tuple(getattr(self, name) for name in _FIELDS)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):

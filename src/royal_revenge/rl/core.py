@@ -118,7 +118,6 @@ class Table:
         self._encoder = PublicEncoder()
         self._decode = [decode_table(self.players, seat) for seat in range(self.players)]
         self._ids = [encode_table(self.players, seat) for seat in range(self.players)]
-        self._index_of = [ids.__getitem__ for ids in self._ids]
         self.state = GameState.new(options, seed=0)
         self.selected = 0
         self.chance = False
@@ -161,8 +160,9 @@ class Table:
             if engine is None:
                 state = self.state
                 engine = self._legal_engine = [] if state.decision is _GAME_OVER else state.legal_actions(self.selected)
+            ids = self._ids[self.selected]
             try:  # the engine lists its shared action instances: map them by identity
-                legal = list(map(self._index_of[self.selected], map(id, engine)))
+                legal = [ids[id(action)] for action in engine]
             except KeyError:  # other instances (never, today): map by value
                 legal = legal_action_ints(engine, self.selected, self.players)
             if self.chance:

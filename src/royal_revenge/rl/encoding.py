@@ -32,7 +32,6 @@ ChooseVictim(seat=1)
 from __future__ import annotations
 
 import array
-import struct
 from collections.abc import Iterable
 from enum import IntEnum
 from typing import Final
@@ -473,6 +472,8 @@ _REL: Final = {
     n: tuple(tuple((seat - me) % n for seat in range(n)) for me in range(n)) for n in range(2, MAX_SEATS + 1)
 }
 _DRAWN_DECISION: Final = Decision.DRAWN
+_COLOUR_DECISION: Final = Decision.COLOUR
+_VICTIM_DECISION: Final = Decision.VICTIM
 _SEATS: Final = Layout.SEATS
 _PLAYERS: Final = Layout.PLAYERS
 _DIRECTION: Final = Layout.DIRECTION
@@ -489,9 +490,6 @@ _FLOAT32: Final = np.dtype(np.float32)
 _UINT8: Final = np.dtype(np.uint8)
 _INT8: Final = np.dtype(np.int8)
 _add: Final = np.add
-# DIRECTION, DRAW_PILE, SCEPTER_RUNNING, FANFARE_QUEUED, TURNS_SINCE_SCEPTER, JESTER_FOR_SETUP: one byte each
-_pack_tail: Final = struct.Struct("6B").pack_into
-assert Layout.JESTER_FOR_SETUP - Layout.DIRECTION == 5 and Layout.SIZE == Layout.JESTER_FOR_SETUP + 1
 
 
 class PublicEncoder:
@@ -611,8 +609,9 @@ class PublicEncoder:
                 drawn = state.drawn
                 if drawn is not None:
                     v[_DRAWN + drawn] = 1
-        for slot, hand in zip(self._size_slots[me], hands, strict=True):
-            v[slot] = len(hand)
+        slots = self._size_slots[me]
+        for seat in range(len(hands)):  # (an index loop: compiled, it runs without a zip object)
+            v[slots[seat]] = len(hands[seat])
         v[_KING + rel[state.king]] = 1
         jester = state.jester
         if jester is not None:
@@ -627,22 +626,23 @@ class PublicEncoder:
             for seat in range(len(hands)):
                 if passes >> seat & 1:
                     v[_PASSED + rel[seat]] = 1
-        if decision in _COLOUR_DECISIONS:
+        if decision is _COLOUR_DECISION or decision is _VICTIM_DECISION:
             resolving = state.resolving
             v[_RESOLVING + (MAX_SEATS if resolving < 0 else rel[resolving])] = 1
         v[_PENDING + decision] = 1
         v[_ROLE + role] = 1
         turns = state.turns_since_scepter
-        _pack_tail(
-            v,
-            _DIRECTION,
-            state.direction > 0,
-            len(state.draw_pile),
-            state.scepter_running,
-            state.fanfare_queued,
-            turns if turns < 256 else 0,
-            state.jester_for_setup,
-        )
+        if state.direction > 0:
+            v[_DIRECTION] = 1
+        v[_DRAW_PILE] = len(state.draw_pile)
+        if state.scepter_running:
+            v[_SCEPTER_RUNNING] = 1
+        if state.fanfare_queued:
+            v[_FANFARE_QUEUED] = 1
+        if turns < 256:
+            v[_TURNS] = turns
+        if state.jester_for_setup:
+            v[_JESTER_FOR_SETUP] = 1
         for index in legal:
             v[_MASK + index] = 1
         rows = self._score_rows

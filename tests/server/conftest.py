@@ -367,6 +367,9 @@ class Driver:
     async def step(self) -> bool:
         """One step; returns False once the game is over."""
         table = await settle(self.server, self.code, self.clients)
+        # The table caches its seats' JSON until a seat changes: the cache must always be the seats as they are.
+        assert table.seats_view() == [seat.public() for seat in table.seats]
+        assert table.to_json()["seats"] == [seat.to_json() for seat in table.seats]
         if self.on_step is not None:
             result = self.on_step(table)
             if asyncio.iscoroutine(result):

@@ -296,6 +296,9 @@ async def test_partial_views_merge_to_exactly_the_whole_view(server: Server) -> 
         if not await driver.step():
             break
         table = await settle(server, code, driver.clients)
+        # the seats' cached JSON (rebuilt only after a seat changes) is what the seats are now
+        assert table.seats_view() == [seat.public() for seat in table.seats]
+        assert table.to_json()["seats"] == [seat.to_json() for seat in table.seats]
         for client in driver.clients:
             assert client.view is not None
             seat = client.view["you"]

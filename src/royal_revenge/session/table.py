@@ -274,8 +274,9 @@ class Table:
         self._names_checked = -1
         """The version at which the seat names behind the narration cache were last compared."""
         self._settings_json: tuple[TableSettings, dict[str, Any]] | None = None
-        self._seats_json: tuple[int, list[dict[str, Any]]] | None = None
-        self._seats_saved: tuple[int, list[dict[str, Any]]] | None = None
+        self._seats_json: list[dict[str, Any]] | None = None
+        self._seats_saved: list[dict[str, Any]] | None = None
+        """Caches of the seats' public and saved JSON, dropped by :meth:`_seats_changed`."""
         self._game_json: tuple[tuple[int, int, int], dict[str, Any]] | None = None
         """The spectator's view of the game, which every seat's view extends (built once per version)."""
 
@@ -300,6 +301,7 @@ class Table:
         index = open_seats[0]
         token = secrets.token_urlsafe(24)
         self.seats[index] = Seat(SeatKind.HUMAN, name, age, token_hash=_hash_token(token))
+        self._seats_changed()
         if self.host is None:
             self.host = index
         self._changed()
@@ -339,6 +341,7 @@ class Table:
             raise TableError("table_full", f"all {len(self.seats)} seats are taken")
         index = open_seats[0]
         self.seats[index] = Seat(SeatKind.BOT, f"{level.capitalize()} bot {index + 1}", level=level)
+        self._seats_changed()
         self._changed()
         return index
 
@@ -354,9 +357,11 @@ class Table:
             raise TableError("bad_request", f"seat {seat} is already open")
         if self.phase is Phase.LOBBY:
             self.seats[seat] = Seat()
+            self._seats_changed()
         else:
             # A game needs every seat: a bot takes over the kicked player's cards.
             self.seats[seat] = Seat(SeatKind.BOT, f"Normal bot {seat + 1}", level="normal")
+            self._seats_changed()
         self._changed()
         self._schedule(now)
 
@@ -440,6 +445,7 @@ class Table:
             return
         player.connected = connected
         player.disconnected_at = None if connected else now
+        self._seats_changed()
         if connected and player.autopilot:
             player.autopilot = False
             player.timeouts = 0
@@ -465,9 +471,10 @@ class Table:
             raise TableError("bad_action", str(error)) from None
         player = self.seats[seat]
         self._apply(seat, parsed, "player", client_id, now)
-        player.timeouts = 0
-        player.autopilot = False
-        self._seats_json = self._seats_saved = None  # changed after _apply's version bump
+        if player.timeouts or player.autopilot:
+            player.timeouts = 0
+            player.autopilot = False
+            self._seats_changed()
         if client_id is not None:
             self._recent.setdefault(seat, deque(maxlen=_RECENT_IDS)).append((client_id, self.version))
         self._schedule(now)
@@ -586,6 +593,7 @@ class Table:
                 if name == "decision":
                     player = self.seats[decider]
                     player.timeouts += 1
+                    self._seats_changed()
                     gone = not player.connected and player.disconnected_at is not None and (
                         now - player.disconnected_at >= self.settings.grace_seconds)
                     if player.timeouts >= self.settings.max_timeouts or gone:
@@ -666,19 +674,21 @@ class Table:
         ]
         return data
 
+    def _seats_changed(self) -> None:
+        """Every change to a seat calls this: the seats' JSON is built again only after one (not after every move)."""
+        self._seats_json = self._seats_saved = None
+
     def _seats_json_full(self) -> list[dict[str, Any]]:
-        """The seats as saved (token hashes included), built once per version: the row is saved with every move."""
-        cached = self._seats_saved
-        if cached is None or cached[0] != self.version:
-            cached = self._seats_saved = (self.version, [seat.to_json() for seat in self.seats])
-        return cached[1]
+        """The seats as saved (token hashes included), built again only after a seat changed."""
+        if self._seats_saved is None:
+            self._seats_saved = [seat.to_json() for seat in self.seats]
+        return self._seats_saved
 
     def seats_view(self) -> list[dict[str, Any]]:
-        """The seats as everyone sees them (a fresh copy), built once per version: every view holds them."""
-        cached = self._seats_json
-        if cached is None or cached[0] != self.version:
-            cached = self._seats_json = (self.version, [player.public() for player in self.seats])
-        return [dict(seat) for seat in cached[1]]
+        """The seats as everyone sees them (a fresh copy; the cache is rebuilt only after a seat changed)."""
+        if self._seats_json is None:
+            self._seats_json = [player.public() for player in self.seats]
+        return [dict(seat) for seat in self._seats_json]
 
     def _narrate(self, number: int, event: ev.Event, seat: int | None) -> str | None:
         """One log line as ``seat`` sees it; cached, since views are built after every change (a hot path).
@@ -785,6 +795,7 @@ class Table:
                     table._recent.setdefault(move.seat, deque(maxlen=_RECENT_IDS)).append(
                         (logged.client_id, table.version))
             table.moves = list(moves)
+        table._seats_changed()
         for seat in table.seats:
             seat.connected = False  # connections do not survive a restart; players reconnect
             if seat.kind is SeatKind.HUMAN and seat.disconnected_at is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -170,6 +171,27 @@ def test_bad_setup_arguments_are_refused() -> None:
         GameState.new(GameOptions(players=3), ages=[1, 2])
     with pytest.raises(OptionsError):
         GameState.new(GameOptions(players=3), first_king=3)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"seed": "7"},
+        {"seed": 1.5},
+        {"seed": True},
+        {"options": {"players": 3}},
+        {"first_king": "1"},
+        {"first_king": 1.0},
+        {"ages": 7},
+        {"ages": "abc"},
+        {"ages": [1, "2", 3]},
+    ],
+)
+def test_wrongly_typed_setup_arguments_are_refused_with_the_engines_error(arguments: dict[str, Any]) -> None:
+    """The same OptionsError interpreted and compiled (the compiled build would otherwise raise TypeError)."""
+    options = arguments.pop("options", GameOptions(players=3))
+    with pytest.raises(OptionsError):
+        GameState.new(options, **arguments)
 
 
 # ---------------------------------------------------------------- R-SETUP-5

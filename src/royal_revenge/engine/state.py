@@ -310,14 +310,36 @@ class GameState:
         """A state with no field set yet, for the engine's constructors (``new``, records, positions)."""
         return cls(_BLANK)
 
+    @overload
     @classmethod
     def new(
         cls,
-        options: GameOptions | None = None,
+        options: GameOptions,
         seed: int = 0,
         *,
         ages: Sequence[int | None] | None = None,
         first_king: int | None = None,
+        events: list[ev.Event] | None = None,
+    ) -> GameState: ...
+    @overload
+    @classmethod
+    def new(
+        cls,
+        options: None = None,
+        seed: int = 0,
+        *,
+        ages: Sequence[int | None] | None = None,
+        first_king: int | None = None,
+        events: list[ev.Event] | None = None,
+    ) -> GameState: ...
+    @classmethod
+    def new(
+        cls,
+        options: object = None,
+        seed: object = 0,
+        *,
+        ages: object = None,
+        first_king: object = None,
         events: list[ev.Event] | None = None,
     ) -> GameState:
         """Set up a game (R-SETUP-1..4): draw for the dealer, deal, turn the start card, crown the first King.
@@ -333,8 +355,12 @@ class GameState:
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise OptionsError(f"seed must be a whole number, not {seed!r}")
         n = options.players
+        # (the parameters are untyped at run time so that the compiled build refuses bad input with
+        # OptionsError too, instead of its own TypeError: the overloads above keep the static types)
         if ages is not None:
-            given: list[object] = list(ages)  # (untyped: each age is checked below)
+            if not isinstance(ages, Sequence) or isinstance(ages, str):
+                raise OptionsError(f"ages must be a list with one entry per seat, not {ages!r}")
+            given: list[object] = list(ages)
             if len(given) != n:
                 raise OptionsError(f"ages must give one entry per seat ({n}), not {len(given)}")
             for age in given:
@@ -376,11 +402,12 @@ class GameState:
         state._events = events
 
         state.dealer = state._draw_for_dealer()
-        if first_king is not None:
+        if isinstance(first_king, int):
             king = first_king
         else:
-            known = [age for age in (ages or []) if age is not None]
-            candidates = [s for s in range(n) if ages and ages[s] == min(known)] if known else list(range(n))
+            seat_ages = [age if isinstance(age, int) else None for age in given] if ages is not None else [None] * n
+            known = [age for age in seat_ages if age is not None]
+            candidates = [s for s in range(n) if seat_ages[s] == min(known)] if known else list(range(n))
             king = candidates[state._rand_below(len(candidates))]
         state.king = king
         state._deal()

@@ -21,7 +21,8 @@ from typing import Any
 import msgspec
 
 from ..clock import Clock, FakeClock, SystemClock, sleep_or_wake
-from ..session import Phase, Table, TableError, TableSettings
+from ..engine import AnyAction
+from ..session import BotTurn, Phase, Table, TableError, TableSettings
 from ..session.table import AgentFactory
 from .protocol import error_message
 from .store import Store, StoreError
@@ -65,6 +66,8 @@ class _Live:
     subscribers: list[Subscriber] = field(default_factory=list)
     saved_moves: int = 0
     saved_game: int = 0
+    thinking: asyncio.Task[None] | None = None
+    """A searching bot's move being worked out in a worker thread: the table's clocks wait for it."""
 
 
 class Hub:
@@ -99,6 +102,9 @@ class Hub:
         self._scheduler = asyncio.create_task(self._schedule_loop(), name="table-scheduler")
 
     async def stop(self) -> None:
+        for live in self._live.values():
+            if live.thinking is not None:
+                live.thinking.cancel()
         if self._scheduler is not None:
             self._scheduler.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -277,16 +283,38 @@ class Hub:
             if deadline is None or deadline > self.clock.now():
                 self._arm(live.table)
                 continue
+            if live.thinking is not None:
+                continue  # its bot is thinking: the table is armed again when it has moved
+            turn = live.table.slow_bot_turn(self.clock.now())
+            if turn is not None:
+                live.thinking = asyncio.create_task(self._think(live, turn), name=f"bot-{code}")
+                continue
             try:
                 await self._tick(live)
             except Exception:  # a failing table must not stop every other table's clocks
                 log.exception("tick_failed", extra={"table": code})
 
-    async def _tick(self, live: _Live) -> None:
+    async def _think(self, live: _Live, turn: BotTurn) -> None:
+        """Work out a searching bot's move in a worker thread, then make it (if the table has not moved on).
+
+        A hard bot searches for up to 100 ms; on the event loop that would hold up every table.
+        """
+        try:
+            action = await asyncio.to_thread(turn.decide)
+            if live.table.version == turn.version:
+                await self._tick(live, (turn, action))
+        except Exception:  # a failing bot must not stop the table's clocks
+            log.exception("bot_failed", extra={"table": live.table.code})
+        finally:
+            live.thinking = None
+            self._armed.pop(live.table.code, None)
+            self._arm(live.table)
+
+    async def _tick(self, live: _Live, prepared: tuple[BotTurn, AnyAction | None] | None = None) -> None:
         async with live.lock:
             table = live.table
             before = table.version
-            table.tick(self.clock.now())
+            table.tick(self.clock.now(), prepared)
             if table.version != before:
                 try:
                     await self._commit(live)

@@ -1,5 +1,17 @@
 """Real-time tables: seats, clocks and bot takeover around one engine game (no I/O, no clock of its own)."""
 
-from .table import BOT_LEVELS, LoggedMove, Phase, Seat, SeatKind, Table, TableError, TableSettings
+from .table import (
+    BOT_LEVELS,
+    SLOW_LEVELS,
+    BotTurn,
+    LoggedMove,
+    Phase,
+    Seat,
+    SeatKind,
+    Table,
+    TableError,
+    TableSettings,
+)
 
-__all__ = ["BOT_LEVELS", "LoggedMove", "Phase", "Seat", "SeatKind", "Table", "TableError", "TableSettings"]
+__all__ = ["BOT_LEVELS", "SLOW_LEVELS", "BotTurn", "LoggedMove", "Phase", "Seat", "SeatKind", "Table", "TableError",
+           "TableSettings"]

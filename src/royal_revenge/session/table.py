@@ -38,6 +38,7 @@ from ..engine import (
     GameRecord,
     IllegalActionError,
     Move,
+    Observation,
     RoyalRevengeError,
     Scoring,
     observation_json,
@@ -45,9 +46,12 @@ from ..engine import (
 from ..engine import events as ev
 from ..narration import describe_event
 
-__all__ = ["BOT_LEVELS", "Phase", "SeatKind", "Seat", "TableError", "TableSettings", "Table", "LoggedMove"]
+__all__ = ["BOT_LEVELS", "SLOW_LEVELS", "BotTurn", "Phase", "SeatKind", "Seat", "TableError", "TableSettings",
+           "Table", "LoggedMove"]
 
 BOT_LEVELS: Final = ("easy", "normal", "hard")
+SLOW_LEVELS: Final = frozenset({"hard"})
+"""Bot levels that search (tens of milliseconds a decision): a server works their moves out off its event loop."""
 _LOG_SIZE: Final = 60
 _RECENT_IDS: Final = 64
 
@@ -236,6 +240,25 @@ class _TableRng:
 _MASK64: Final = (1 << 64) - 1
 
 
+@dataclass(frozen=True, slots=True)
+class BotTurn:
+    """A bot's decision that :meth:`Table.tick` is about to make, to be worked out away from the table.
+
+    It holds only what the bot may see (its observation and legal actions), so :meth:`decide`
+    can run in another thread while the table goes on; :meth:`Table.tick` takes the answer only
+    if the table is still at ``version``.
+    """
+
+    version: int
+    seat: int
+    agent: Agent
+    observation: Observation
+    legal: tuple[AnyAction, ...]
+
+    def decide(self) -> AnyAction | None:
+        return self.agent.act(self.observation, list(self.legal))
+
+
 @dataclass(slots=True)
 class _Deadlines:
     scepter: float | None = None
@@ -267,6 +290,7 @@ class Table:
         self._recent: dict[int, deque[tuple[str, int]]] = {}
         self._event_no = 0
         self._on_move: list[Callable[[LoggedMove], None]] = []
+        self._prepared: tuple[BotTurn, AnyAction | None] | None = None
         self._narrated: dict[tuple[int, int | str | None], str | None] = {}
         """Log lines already narrated, by (event number, viewer) and by (event number, whether redaction left the
         event as it was); valid while the seat names stay the same."""
@@ -558,23 +582,46 @@ class Table:
         times = [t for t in (d.scepter, d.decision, d.bot, d.catch, d.next_round) if t is not None]
         return min(times) if times else None
 
-    def tick(self, now: float) -> bool:
+    def _first_due(self, now: float) -> str | None:
+        """The name of the earliest clock due at ``now``, if any."""
+        d = self.deadlines
+        due = [(t, name) for name, t in (("scepter", d.scepter), ("next_round", d.next_round),
+                                         ("catch", d.catch), ("decision", d.decision), ("bot", d.bot))
+               if t is not None and t <= now]
+        return min(due)[1] if due else None
+
+    def slow_bot_turn(self, now: float) -> BotTurn | None:
+        """The searching bot's move that :meth:`tick` would make first at ``now``, if that is what is due.
+
+        A server works it out with :meth:`BotTurn.decide` off its event loop, then passes the
+        answer to :meth:`tick`, so that one table's thinking bot does not hold up every other table.
+        """
+        if self.game is None or self.phase is not Phase.PLAYING or self._first_due(now) != "bot":
+            return None
+        state = self.game.state
+        seat = state.decider
+        level = self._bot_level(seat) if seat is not None else None
+        if seat is None or level not in SLOW_LEVELS:
+            return None
+        legal = state.legal_actions(seat)
+        return BotTurn(self.version, seat, self._agent(seat, level), state.observe(seat), tuple(legal))
+
+    def tick(self, now: float, prepared: tuple[BotTurn, AnyAction | None] | None = None) -> bool:
         """Do whatever is due at ``now``: the fanfare, a timed-out decision, a bot's move, a deal.
 
-        Returns whether anything changed.
+        ``prepared`` is a :meth:`slow_bot_turn` and its answer, used if the table has not changed
+        since (otherwise the bot decides afresh). Returns whether anything changed.
         """
+        self._prepared = prepared
         changed = False
         for _ in range(100):  # each pass handles the earliest due item; a bound against loops
             if self.game is None or self.phase is not Phase.PLAYING:
                 break
             d = self.deadlines
             state = self.game.state
-            due = [(t, name) for name, t in (("scepter", d.scepter), ("next_round", d.next_round),
-                                             ("catch", d.catch), ("decision", d.decision), ("bot", d.bot))
-                   if t is not None and t <= now]
-            if not due:
+            name = self._first_due(now)
+            if name is None:
                 break
-            _, name = min(due)
             changed = True
             if name == "scepter":
                 d.scepter = None
@@ -600,13 +647,18 @@ class Table:
                         player.autopilot = True
                 self._bot_move(decider, level, "timeout" if name == "decision" else "bot", now)
             self._schedule(now)
+        self._prepared = None
         return changed
 
     def _bot_move(self, seat: int, level: str, by: str, now: float) -> None:
         assert self.game is not None
         state = self.game.state
         legal = state.legal_actions(seat)
-        action = self._agent(seat, level).act(state.observe(seat), legal)
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and prepared[0].version == self.version and prepared[0].seat == seat:
+            action = prepared[1]
+        else:
+            action = self._agent(seat, level).act(state.observe(seat), legal)
         if action is None or action not in legal:
             action = legal[0]  # a bot must never stall the table
         self._apply(seat, action, by, None, now)

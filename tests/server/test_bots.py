@@ -82,3 +82,13 @@ async def step_clock_until_moved(server: Any, code: str, clients: list[Client], 
             return
         await step_clock(server, code, clients)
     raise AssertionError("the hard bot's move never came")
+
+
+async def test_real_hard_bots_play_a_game_through_the_worker_thread(tmp_path: Path) -> None:
+    # The library's own hard bot (a search with a wall-clock budget) behind the server, end to end.
+    async with running_server(tmp_path / "tables.db", agent_factory=None) as server:
+        code, humans, _, _ = await open_game(server, humans=1, bots=["hard"], ages=[5])
+        driver = Driver(server, code, humans, random.Random(3), think=0)
+        table = await driver.run()
+        assert table.phase is Phase.FINISHED
+        assert any(move.by == "bot" for move in table.moves)

@@ -225,6 +225,7 @@ def test_observation_json_from_the_public_view_equals_each_seats_observation(pla
         for seat in range(players):
             view = observation_json(state, seat, public)
             assert view == Observation.of(state, seat).to_json()
+            assert observation_json(state, seat, public, share=True) == view
             view["discard_pile"].append("XX")  # the result shares nothing with the public view
             view["pending"]["seat"] = -1
             view["options"]["players"] = 0

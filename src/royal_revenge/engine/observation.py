@@ -201,12 +201,16 @@ class Observation:
         }
 
 
-def observation_json(state: GameState, seat: int | None, public: dict[str, Any] | None = None) -> dict[str, Any]:
+def observation_json(
+    state: GameState, seat: int | None, public: dict[str, Any] | None = None, *, share: bool = False
+) -> dict[str, Any]:
     """``Observation.of(state, seat).to_json()``, built cheaply when every seat of a table needs its view.
 
     ``public`` is ``observation_json(state, None)`` of the same state: the spectator's view,
     which a seat's view extends with that seat's own hand (and the card it just drew). Pass
-    it to make several seats' views from one; the result shares no list or dict with it.
+    it to make several seats' views from one. The result shares no list or dict with it,
+    unless ``share`` is true: then the public parts are the very same objects (for a caller
+    that only reads them, such as a server encoding frames).
 
     >>> from royal_revenge.engine import GameState, GameOptions
     >>> state = GameState.new(GameOptions(players=3), seed=4)
@@ -217,16 +221,17 @@ def observation_json(state: GameState, seat: int | None, public: dict[str, Any] 
     if public is None:
         return Observation.of(state, seat).to_json()
     data = public.copy()
-    options = data["options"] = public["options"].copy()
-    if options["scepter_turns"] is not None:
-        options["scepter_turns"] = list(options["scepter_turns"])
-    data["discard_pile"] = public["discard_pile"].copy()
-    data["hand_sizes"] = public["hand_sizes"].copy()
-    data["scores"] = public["scores"].copy()
-    data["pending"] = public["pending"].copy()
-    if data["last_round"] is not None or data["outcome"] is not None:
-        data["last_round"] = copy.deepcopy(data["last_round"])
-        data["outcome"] = copy.deepcopy(data["outcome"])
+    if not share:
+        options = data["options"] = public["options"].copy()
+        if options["scepter_turns"] is not None:
+            options["scepter_turns"] = list(options["scepter_turns"])
+        data["discard_pile"] = public["discard_pile"].copy()
+        data["hand_sizes"] = public["hand_sizes"].copy()
+        data["scores"] = public["scores"].copy()
+        data["pending"] = public["pending"].copy()
+        if data["last_round"] is not None or data["outcome"] is not None:
+            data["last_round"] = copy.deepcopy(data["last_round"])
+            data["outcome"] = copy.deepcopy(data["outcome"])
     if seat is not None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
             raise ValueError(f"there is no seat {seat!r} at a table of {state.players}")

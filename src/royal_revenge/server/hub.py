@@ -233,7 +233,7 @@ class Hub:
         full = subscriber.basis != basis or subscriber.sent is None
         log_after = 0 if full else subscriber.log_after
         key = (subscriber.seat, full, log_after, subscriber.last_version)
-        view = table.view(subscriber.seat, log_after=log_after)
+        view = table.view(subscriber.seat, log_after=log_after, share=True)  # only read: encoded and compared
         text = cache.get(key) if cache is not None else None
         if text is None:
             message: dict[str, Any] = {"type": "state", "version": table.version, "server_time": self.clock.now(),

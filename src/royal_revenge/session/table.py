@@ -684,11 +684,13 @@ class Table:
 
     # ------------------------------------------------------------------ views
 
-    def view(self, seat: int | None, *, log_after: int = 0) -> dict[str, Any]:
+    def view(self, seat: int | None, *, log_after: int = 0, share: bool = False) -> dict[str, Any]:
         """What ``seat`` (``None``: a spectator) is shown: never another hand, never the scepter's time.
 
         ``log`` holds the recent log entries numbered above ``log_after`` (all of them by
-        default): a connection that already holds the older ones is sent only the new.
+        default): a connection that already holds the older ones is sent only the new. With
+        ``share``, the parts that are the same in every view (settings, seats, the public game)
+        are the table's cached objects rather than copies: for a caller that only reads them.
         """
         data: dict[str, Any] = {
             "code": self.code,
@@ -696,8 +698,8 @@ class Table:
             "phase": _PHASE_VALUES[self.phase],
             "you": seat,
             "host": self.host,
-            "settings": self.settings_view(),
-            "seats": self.seats_view(),
+            "settings": self._settings_shared() if share else self.settings_view(),
+            "seats": self._seats_shared() if share else self.seats_view(),
             "game_no": self.game_no,
         }
         if self.game is None:
@@ -707,7 +709,7 @@ class Table:
         cached = self._game_json
         if cached is None or cached[0] != key:
             cached = self._game_json = (key, observation_json(state, None))
-        data["game"] = observation_json(state, seat, cached[1])
+        data["game"] = observation_json(state, seat, cached[1], share=share)
         data["legal"] = [action.to_json() for action in state.legal_actions(seat)] if seat is not None else []
         data["decision_deadline"] = self.deadlines.decision
         if self._names_checked != self.version:
@@ -738,9 +740,12 @@ class Table:
 
     def seats_view(self) -> list[dict[str, Any]]:
         """The seats as everyone sees them (a fresh copy; the cache is rebuilt only after a seat changed)."""
+        return [dict(seat) for seat in self._seats_shared()]
+
+    def _seats_shared(self) -> list[dict[str, Any]]:
         if self._seats_json is None:
             self._seats_json = [player.public() for player in self.seats]
-        return [dict(seat) for seat in self._seats_json]
+        return self._seats_json
 
     def _narrate(self, number: int, event: ev.Event, seat: int | None) -> str | None:
         """One log line as ``seat`` sees it; cached, since views are built after every change (a hot path).
@@ -761,10 +766,13 @@ class Table:
 
     def settings_view(self) -> dict[str, Any]:
         """The table's settings (a fresh copy)."""
+        return dict(self._settings_shared())
+
+    def _settings_shared(self) -> dict[str, Any]:
         cached = self._settings_json
         if cached is None or cached[0] is not self.settings:
             cached = self._settings_json = (self.settings, self.settings.to_json())
-        return dict(cached[1])
+        return cached[1]
 
     def _name(self, seat: int) -> str:
         return self.seats[seat].name or f"Seat {seat + 1}"
@@ -810,7 +818,7 @@ class Table:
         """Everything but the moves (persisted one by one) needed to restore this table."""
         return {
             "code": self.code,
-            "settings": self.settings_view(),
+            "settings": self._settings_shared(),  # (encoded at once)
             "seats": self._seats_json_full(),
             "host": self.host,
             "phase": self.phase.value,

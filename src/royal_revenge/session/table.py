@@ -291,7 +291,7 @@ class Table:
         self._event_no = 0
         self._on_move: list[Callable[[LoggedMove], None]] = []
         self._prepared: tuple[BotTurn, AnyAction | None] | None = None
-        self._narrated: dict[tuple[int, int | str | None], str | None] = {}
+        self._narrated: dict[tuple[int, int | str | None], dict[str, Any] | None] = {}
         """Log lines already narrated, by (event number, viewer) and by (event number, whether redaction left the
         event as it was); valid while the seat names stay the same."""
         self._narrated_names: tuple[str, ...] = ()
@@ -722,9 +722,9 @@ class Table:
         # Entries are numbered consecutively: skip the ones already sent without looking at them.
         skip = min(len(log), max(0, log_after - log[0][0] + 1)) if log else 0
         data["log"] = [
-            {"n": number, "kind": type(event).__name__, "text": text}
+            entry if share else dict(entry)
             for number, event in itertools.islice(log, skip, None)
-            if (text := self._narrate(number, event, seat)) is not None
+            if (entry := self._log_entry(number, event, seat)) is not None
         ]
         return data
 
@@ -747,22 +747,24 @@ class Table:
             self._seats_json = [player.public() for player in self.seats]
         return self._seats_json
 
-    def _narrate(self, number: int, event: ev.Event, seat: int | None) -> str | None:
-        """One log line as ``seat`` sees it; cached, since views are built after every change (a hot path).
+    def _log_entry(self, number: int, event: ev.Event, seat: int | None) -> dict[str, Any] | None:
+        """One log entry as ``seat`` sees it (``None``: not worth a line); cached, since views are built after
+        every change (a hot path).
 
-        Most events read the same for everyone: the line is shared by all who see the event the same way.
+        Most events read the same for everyone: the entry is shared by all who see the event the same way.
         """
         cache = self._narrated
-        text: str | None = cache.get((number, seat), _UNSEEN)  # (a miss is the common case: no exceptions)
-        if text is not _UNSEEN:
-            return text
+        entry: dict[str, Any] | None = cache.get((number, seat), _UNSEEN)  # (a miss is common: no exceptions)
+        if entry is not _UNSEEN:
+            return entry
         hidden = ev.hides(event, seat)
         shared = (number, "redacted" if hidden else "as is")  # (not a bool: True == 1 would be seat 1)
-        text = cache.get(shared, _UNSEEN)
-        if text is _UNSEEN:
-            text = cache[shared] = describe_event(ev.redact([event], seat)[0] if hidden else event, self._name)
-        cache[number, seat] = text
-        return text
+        entry = cache.get(shared, _UNSEEN)
+        if entry is _UNSEEN:
+            text = describe_event(ev.redact([event], seat)[0] if hidden else event, self._name)
+            entry = cache[shared] = None if text is None else {"n": number, "kind": type(event).__name__, "text": text}
+        cache[number, seat] = entry
+        return entry
 
     def settings_view(self) -> dict[str, Any]:
         """The table's settings (a fresh copy)."""

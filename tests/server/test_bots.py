@@ -92,3 +92,24 @@ async def test_real_hard_bots_play_a_game_through_the_worker_thread(tmp_path: Pa
         table = await driver.run()
         assert table.phase is Phase.FINISHED
         assert any(move.by == "bot" for move in table.moves)
+
+
+class BrokenAgent:
+    """A "hard" bot whose search fails: the table must not stall."""
+
+    name = "broken"
+
+    def act(self, observation: Observation, legal: list[AnyAction]) -> AnyAction | None:
+        raise RuntimeError("the search broke")
+
+
+async def test_a_failing_hard_bot_plays_its_first_legal_action_and_the_game_goes_on(tmp_path: Path) -> None:
+    def agents(level: str, seed: int) -> Any:
+        return BrokenAgent() if level == "hard" else EagerAgent(seed)
+
+    async with running_server(tmp_path / "tables.db", agent_factory=agents) as server:
+        code, humans, _, _ = await open_game(server, humans=1, bots=["hard"], ages=[5])
+        driver = Driver(server, code, humans, random.Random(4), think=0)
+        table = await driver.run()
+        assert table.phase is Phase.FINISHED
+        assert any(move.by == "bot" for move in table.moves)

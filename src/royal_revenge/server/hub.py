@@ -299,16 +299,22 @@ class Hub:
 
         A hard bot searches for up to 100 ms; on the event loop that would hold up every table.
         """
+        code = live.table.code
         try:
-            action = await asyncio.to_thread(turn.decide)
+            action: AnyAction | None = await asyncio.to_thread(turn.decide)
+        except Exception:  # a failing bot must not stall the table: it plays its first legal action
+            log.exception("bot_failed", extra={"table": code})
+            action = None
+        try:
             if live.table.version == turn.version:
                 await self._tick(live, (turn, action))
-        except Exception:  # a failing bot must not stop the table's clocks
-            log.exception("bot_failed", extra={"table": live.table.code})
-        finally:
+        except Exception:  # as for any tick: logged, and the table's clocks are not re-armed
             live.thinking = None
-            self._armed.pop(live.table.code, None)
-            self._arm(live.table)
+            log.exception("tick_failed", extra={"table": code})
+            return
+        live.thinking = None
+        self._armed.pop(code, None)  # armed again even at the same deadline (a stale answer is worked out again)
+        self._arm(live.table)
 
     async def _tick(self, live: _Live, prepared: tuple[BotTurn, AnyAction | None] | None = None) -> None:
         async with live.lock:

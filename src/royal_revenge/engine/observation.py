@@ -17,7 +17,7 @@ import copy
 import random
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .cards import FULL_DECK, Card, Colour
 from .options import GameOptions
@@ -219,7 +219,11 @@ def observation_json(
     True
     """
     if public is None:
-        return Observation.of(state, seat).to_json()
+        if seat is not None:
+            return Observation.of(state, seat).to_json()
+        public = _public_json(state)
+        if share:
+            return public
     data = public.copy()
     if not share:
         options = data["options"] = public["options"].copy()
@@ -240,3 +244,42 @@ def observation_json(
         if state.decision is DRAWN and state.decider == seat and state.drawn is not None:
             data["drawn"] = str(state.drawn)
     return data
+
+
+_DECISION_NAMES: Final = {decision: decision.name.lower() for decision in Decision}
+
+
+def _public_json(state: GameState) -> dict[str, Any]:
+    """``Observation.of(state, None).to_json()`` read straight from the state (no Observation built).
+
+    The server builds it once per change for every view; tests/engine check that it equals the
+    Observation's at every step of whole games.
+    """
+    colour = state.active_colour
+    return {
+        "seat": None,
+        "options": state.options.to_json(),
+        "round_no": state.round_no,
+        "dealer": state.dealer,
+        "hand": [],
+        "discard_pile": [str(card) for card in state.discard],
+        "top": str(state.discard[-1]),
+        "active_colour": colour.letter if colour is not None else None,
+        "draw_pile_size": len(state.draw_pile),
+        "hand_sizes": [len(hand) for hand in state.hands],
+        "scores": list(state.scores),
+        "king": state.king,
+        "jester": state.jester,
+        "direction": state.direction,
+        "current": state.current,
+        "pending": {"kind": _DECISION_NAMES[state.decision], "seat": state.decider},
+        "drawn": None,
+        "resolving": state.resolving,
+        "uno_seat": state.uno_seat,
+        "fanfare_queued": state.fanfare_queued,
+        "scepter_running": state.scepter_running,
+        "turns_since_scepter": state.turns_since_scepter,
+        "passes": state.passes,
+        "last_round": state.last_round.to_json() if state.last_round else None,
+        "outcome": state.result.to_json() if state.result else None,
+    }

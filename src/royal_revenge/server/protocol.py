@@ -10,6 +10,7 @@ import json
 import re
 from typing import Annotated, Any, Final, Literal
 
+import msgspec
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 __all__ = [
@@ -121,8 +122,11 @@ def error_message(code: str, message: str, message_id: str | None = None) -> str
     return json.dumps({"type": "error", "id": message_id, "code": code, "message": message})
 
 
+_encode_json: Final = msgspec.json.Encoder().encode
+
+
 def ack_message(message_id: str, version: int) -> str:
-    return json.dumps({"type": "ack", "id": message_id, "version": version})
+    return _encode_json({"type": "ack", "id": message_id, "version": version}).decode()
 
 
 class CreateTableRequest(BaseModel):

@@ -708,7 +708,7 @@ class Table:
         key = (self.version, self.game_no, len(self.moves))
         cached = self._game_json
         if cached is None or cached[0] != key:
-            cached = self._game_json = (key, observation_json(state, None))
+            cached = self._game_json = (key, observation_json(state, None, share=True))  # (fresh: nothing to copy)
         data["game"] = observation_json(state, seat, cached[1], share=share)
         data["legal"] = [action.to_json() for action in state.legal_actions(seat)] if seat is not None else []
         data["decision_deadline"] = self.deadlines.decision

@@ -172,11 +172,6 @@ def _client_main(port: int, first: int, tables: int, warmup: float, seconds: flo
     uvloop.run(run())
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=250)
@@ -189,9 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.tables < 1 or args.seconds <= 0:
         parser.error("--tables must be positive and --seconds above 0")
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    from server_load import _cpu_seconds, _free_port  # (this folder is on the path of a script run from it)
+
+    port = _free_port()
     work = Path(tempfile.mkdtemp(prefix="rr-floor-"))
     env = {**os.environ, "FLOOR_FRAME_BYTES": str(args.frame_bytes), "FLOOR_DB": "1" if args.db else "0",
            "FLOOR_DB_FILE": str(work / "floor.db"),
@@ -219,9 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         for proc in procs:
             proc.start()
         time.sleep(args.warmup + 1.0)  # connections and warm-up (the clients time their own window)
-        cpu_before = _cpu_seconds(server.pid)
+        cpu_before = _cpu_seconds(server.pid) or 0.0
         time.sleep(args.seconds - 1.0)
-        cpu_after = _cpu_seconds(server.pid)
+        cpu_after = _cpu_seconds(server.pid) or 0.0
         outcomes = [results.get(timeout=120) for _ in procs]
         for proc in procs:
             proc.join(timeout=10)

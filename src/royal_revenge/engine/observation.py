@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -172,33 +173,54 @@ class Observation:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict in card notation, for clients and logs."""
-        return {
-            "seat": self.seat,
-            "options": self.options.to_json(),
-            "round_no": self.round_no,
-            "dealer": self.dealer,
-            "hand": [str(card) for card in self.hand],
-            "discard_pile": [str(card) for card in self.discard_pile],
-            "top": str(self.top),
-            "active_colour": self.active_colour.letter if self.active_colour is not None else None,
-            "draw_pile_size": self.draw_pile_size,
-            "hand_sizes": list(self.hand_sizes),
-            "scores": list(self.scores),
-            "king": self.king,
-            "jester": self.jester,
-            "direction": self.direction,
-            "current": self.current,
-            "pending": {"kind": self.pending.kind.name.lower(), "seat": self.pending.seat},
-            "drawn": str(self.drawn) if self.drawn is not None else None,
-            "resolving": self.resolving,
-            "uno_seat": self.uno_seat,
-            "fanfare_queued": self.fanfare_queued,
-            "scepter_running": self.scepter_running,
-            "turns_since_scepter": self.turns_since_scepter,
-            "passes": self.passes,
-            "last_round": self.last_round.to_json() if self.last_round else None,
-            "outcome": self.outcome.to_json() if self.outcome else None,
-        }
+        return _json(self, self.seat, self.hand, self.discard_pile, self.draw_pile_size, self.hand_sizes,
+                     self.pending.kind, self.pending.seat, self.drawn, self.outcome)
+
+
+def _json(
+    source: Observation | GameState,
+    seat: int | None,
+    hand: Sequence[Card],
+    discard: Sequence[Card],
+    draw_pile_size: int,
+    hand_sizes: Iterable[int],
+    decision: Decision,
+    decider: int | None,
+    drawn: Card | None,
+    outcome: Outcome | None,
+) -> dict[str, Any]:
+    """The one JSON shape of an observation; the fields both sources name alike are read from ``source``."""
+    colour = source.active_colour
+    return {
+        "seat": seat,
+        "options": source.options.to_json(),
+        "round_no": source.round_no,
+        "dealer": source.dealer,
+        "hand": [str(card) for card in hand],
+        "discard_pile": [str(card) for card in discard],
+        "top": str(discard[-1]),
+        "active_colour": colour.letter if colour is not None else None,
+        "draw_pile_size": draw_pile_size,
+        "hand_sizes": list(hand_sizes),
+        "scores": list(source.scores),
+        "king": source.king,
+        "jester": source.jester,
+        "direction": source.direction,
+        "current": source.current,
+        "pending": {"kind": _DECISION_NAMES[decision], "seat": decider},
+        "drawn": str(drawn) if drawn is not None else None,
+        "resolving": source.resolving,
+        "uno_seat": source.uno_seat,
+        "fanfare_queued": source.fanfare_queued,
+        "scepter_running": source.scepter_running,
+        "turns_since_scepter": source.turns_since_scepter,
+        "passes": source.passes,
+        "last_round": source.last_round.to_json() if source.last_round else None,
+        "outcome": outcome.to_json() if outcome else None,
+    }
+
+
+_DECISION_NAMES: Final = {decision: decision.name.lower() for decision in Decision}
 
 
 def observation_json(
@@ -246,40 +268,11 @@ def observation_json(
     return data
 
 
-_DECISION_NAMES: Final = {decision: decision.name.lower() for decision in Decision}
-
-
 def _public_json(state: GameState) -> dict[str, Any]:
     """``Observation.of(state, None).to_json()`` read straight from the state (no Observation built).
 
     The server builds it once per change for every view; tests/engine check that it equals the
     Observation's at every step of whole games.
     """
-    colour = state.active_colour
-    return {
-        "seat": None,
-        "options": state.options.to_json(),
-        "round_no": state.round_no,
-        "dealer": state.dealer,
-        "hand": [],
-        "discard_pile": [str(card) for card in state.discard],
-        "top": str(state.discard[-1]),
-        "active_colour": colour.letter if colour is not None else None,
-        "draw_pile_size": len(state.draw_pile),
-        "hand_sizes": [len(hand) for hand in state.hands],
-        "scores": list(state.scores),
-        "king": state.king,
-        "jester": state.jester,
-        "direction": state.direction,
-        "current": state.current,
-        "pending": {"kind": _DECISION_NAMES[state.decision], "seat": state.decider},
-        "drawn": None,
-        "resolving": state.resolving,
-        "uno_seat": state.uno_seat,
-        "fanfare_queued": state.fanfare_queued,
-        "scepter_running": state.scepter_running,
-        "turns_since_scepter": state.turns_since_scepter,
-        "passes": state.passes,
-        "last_round": state.last_round.to_json() if state.last_round else None,
-        "outcome": state.result.to_json() if state.result else None,
-    }
+    return _json(state, None, (), state.discard, len(state.draw_pile), map(len, state.hands),
+                 state.decision, state.decider, None, state.result)

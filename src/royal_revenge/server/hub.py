@@ -51,8 +51,12 @@ class Subscriber:
     """(seat, phase, game number) of the last state sent; a different basis gets a full view (docs/protocol.md)."""
     log_after: int = 0
     """The newest log entry number this connection has been sent."""
-    sent: dict[str, Any] | None = None
-    """The last view sent (its ``log`` only the entries sent with it): what the next partial one leaves out."""
+    shared: dict[str, Any] | None = None
+    """The shared view (``Table.shared_view``) as of the last state sent: what the next partial one leaves out."""
+    own_game: dict[str, Any] | None = None
+    """This seat's own game keys as last sent (``Table.own_game_view``)."""
+    legal: list[dict[str, Any]] | None = None
+    """This seat's legal actions as last sent."""
 
     def resync(self) -> None:
         """Send the next view whole (a ``sync`` request)."""
@@ -214,14 +218,15 @@ class Hub:
         for subscriber in live.subscribers:
             self._send_view(live, subscriber, views)
 
-    def _send_view(self, live: _Live, subscriber: Subscriber, cache: dict[tuple[Any, ...], str] | None = None) -> None:
+    def _send_view(self, live: _Live, subscriber: Subscriber, cache: dict[Any, Any] | None = None) -> None:
         """Queue ``subscriber``'s view: whole on a new basis, else only what changed since its last one.
 
         A partial view (``"full": false``, docs/protocol.md) holds only the keys whose values
         changed since this connection's previous state, ``game`` likewise only its changed
         keys, and ``log`` only the entries after the last ones sent (``log_from`` says where the
-        table's log window now starts). Frames to different seats differ: the cache only saves
-        work for connections on the same footing (spectators, two tabs of one player).
+        table's log window now starts). The changes to the part of the view that every seat
+        shares are worked out once per broadcast (``cache``); only each seat's own keys (its
+        hand, legal actions and log) are compared seat by seat.
         """
         table = live.table
         if subscriber.last_version == table.version and cache is not None:
@@ -229,23 +234,56 @@ class Hub:
         if subscriber.seat is not None and subscriber.token is not None and not _holds(table, subscriber):
             subscriber.seat = None
             subscriber.send(error_message("kicked", "you no longer hold a seat at this table; you are watching"))
-        basis = (subscriber.seat, table.phase, table.game_no)
-        full = subscriber.basis != basis or subscriber.sent is None
+        seat = subscriber.seat
+        basis = (seat, table.phase, table.game_no)
+        shared = table.shared_view()
+        before = subscriber.shared
+        full = subscriber.basis != basis or before is None
         log_after = 0 if full else subscriber.log_after
-        key = (subscriber.seat, full, log_after, subscriber.last_version)
-        view = table.view(subscriber.seat, log_after=log_after, share=True)  # only read: encoded and compared
+        key = (seat, full, log_after, subscriber.last_version)
         text = cache.get(key) if cache is not None else None
+        own_game: dict[str, Any] | None = None
+        legal: list[dict[str, Any]] | None = None
         if text is None:
+            in_game = "game" in shared
+            if in_game:
+                own_game, legal = table.own_game_view(seat), table.legal_view(seat)
+            log_entries = table.log_view(seat, log_after)
+            if full or before is None:
+                view = shared.copy()
+                view["you"] = seat
+                if in_game:
+                    view["game"] = {**shared["game"], **(own_game or {})}
+                    view["legal"] = legal
+            else:
+                changed = cache.get(id(before)) if cache is not None else None
+                if changed is None:
+                    changed = _changes(before, shared)
+                    if cache is not None:
+                        cache[id(before)] = changed  # (every subscriber's ``before`` is alive: ids are unique)
+                view = changed.copy()
+                if in_game:
+                    assert own_game is not None and legal is not None
+                    sent_game = subscriber.own_game or {}
+                    mine = {name: value for name, value in own_game.items() if sent_game.get(name, _ABSENT) != value}
+                    if mine:
+                        view["game"] = {**view["game"], **mine} if "game" in view else mine
+                    if legal != subscriber.legal:
+                        view["legal"] = legal
+            view["log"] = log_entries
             message: dict[str, Any] = {"type": "state", "version": table.version, "server_time": self.clock.now(),
-                                       "full": full, "view": view if full else _changes(subscriber.sent, view)}
+                                       "full": full, "view": view}
             if not full:
                 message["log_from"] = table.log[0][0] if table.log else 0
             text = _encode_json(message).decode()
             if cache is not None:
                 cache[key] = text
+        elif "game" in shared:
+            own_game, legal = table.own_game_view(seat), table.legal_view(seat)
         subscriber.last_version = table.version
         subscriber.basis = basis
-        subscriber.sent = view
+        subscriber.shared = shared
+        subscriber.own_game, subscriber.legal = own_game, legal
         subscriber.log_after = table.log[-1][0] if table.log else 0
         subscriber.send(text)
 
@@ -341,7 +379,7 @@ _ABSENT: Any = object()
 
 
 def _changes(sent: dict[str, Any] | None, view: dict[str, Any]) -> dict[str, Any]:
-    """The keys of ``view`` whose values differ from ``sent``'s, one level deep into ``game``; ``log`` as is."""
+    """The keys of ``view`` whose values differ from ``sent``'s, one level deep into ``game``."""
     if sent is None:
         return view
     changed: dict[str, Any] = {}
@@ -354,8 +392,10 @@ def _changes(sent: dict[str, Any] | None, view: dict[str, Any]) -> dict[str, Any
                 game = {key: item for key, item in value.items() if before.get(key, _ABSENT) != item}
                 if game:
                     changed[name] = game
-        elif name == "log" or sent.get(name, _ABSENT) != value:
-            changed[name] = value
+        else:
+            previous = sent.get(name, _ABSENT)
+            if value is not previous and previous != value:  # (the cached parts are often the very same objects)
+                changed[name] = value
     return changed
 
 

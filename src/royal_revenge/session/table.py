@@ -13,6 +13,7 @@ tests move time by hand. The table does no I/O either: the server persists what
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import itertools
@@ -301,8 +302,8 @@ class Table:
         self._seats_json: list[dict[str, Any]] | None = None
         self._seats_saved: list[dict[str, Any]] | None = None
         """Caches of the seats' public and saved JSON, dropped by :meth:`_seats_changed`."""
-        self._game_json: tuple[tuple[int, int, int], dict[str, Any]] | None = None
-        """The spectator's view of the game, which every seat's view extends (built once per version)."""
+        self._shared_json: tuple[tuple[int, int, int, TableSettings], dict[str, Any]] | None = None
+        """The parts of a view every seat shares (:meth:`shared_view`), built once per version."""
 
     # ------------------------------------------------------------------ lobby
 
@@ -691,27 +692,69 @@ class Table:
         default): a connection that already holds the older ones is sent only the new. With
         ``share``, the parts that are the same in every view (settings, seats, the public game)
         are the table's cached objects rather than copies: for a caller that only reads them.
+
+        A view is :meth:`shared_view` (the same for everyone) with the seat's own parts laid over
+        it: ``you``, ``legal`` (:meth:`legal_view`), the game's ``seat``, ``hand`` and ``drawn``
+        (:meth:`own_game_view`) and ``log`` (:meth:`log_view`). The server sends each connection
+        only the parts that changed, and works out the shared part's changes once for everyone.
         """
+        shared = self.shared_view()
+        data = shared.copy()
+        data["you"] = seat
+        if "game" in shared:
+            game = shared["game"].copy()
+            game.update(self.own_game_view(seat))
+            data["game"] = game
+            data["legal"] = self.legal_view(seat)
+        data["log"] = self.log_view(seat, log_after)
+        if not share:
+            data = copy.deepcopy(data)
+        return data
+
+    def shared_view(self) -> dict[str, Any]:
+        """The parts of a view that are the same for every seat: a spectator's view without its ``log``.
+
+        Built once per change and cached: read it, never change it (the caller's copy of it is
+        :meth:`view`).
+        """
+        key = (self.version, self.game_no, len(self.moves), self.settings)
+        cached = self._shared_json
+        if cached is not None and cached[0] == key:
+            return cached[1]
         data: dict[str, Any] = {
             "code": self.code,
             "version": self.version,
             "phase": _PHASE_VALUES[self.phase],
-            "you": seat,
+            "you": None,
             "host": self.host,
-            "settings": self._settings_shared() if share else self.settings_view(),
-            "seats": self._seats_shared() if share else self.seats_view(),
+            "settings": self._settings_shared(),
+            "seats": self._seats_shared(),
             "game_no": self.game_no,
         }
-        if self.game is None:
-            return data
+        if self.game is not None:
+            data["game"] = observation_json(self.game.state, None, share=True)  # (fresh: nothing to copy)
+            data["legal"] = []
+            data["decision_deadline"] = self.deadlines.decision
+        self._shared_json = (key, data)
+        return data
+
+    def own_game_view(self, seat: int | None) -> dict[str, Any]:
+        """The game's keys that differ from seat to seat: ``seat``, ``hand`` and ``drawn`` (a fresh dict)."""
+        if seat is None or self.game is None:
+            return {"seat": None, "hand": [], "drawn": None}
         state = self.game.state
-        key = (self.version, self.game_no, len(self.moves))
-        cached = self._game_json
-        if cached is None or cached[0] != key:
-            cached = self._game_json = (key, observation_json(state, None, share=True))  # (fresh: nothing to copy)
-        data["game"] = observation_json(state, seat, cached[1], share=share)
-        data["legal"] = [action.to_json() for action in state.legal_actions(seat)] if seat is not None else []
-        data["decision_deadline"] = self.deadlines.decision
+        drawn = state.drawn if state.decision is Decision.DRAWN and state.decider == seat else None
+        return {"seat": seat, "hand": [str(card) for card in state.hands[seat]],
+                "drawn": str(drawn) if drawn is not None else None}
+
+    def legal_view(self, seat: int | None) -> list[dict[str, Any]]:
+        """The actions ``seat`` may take now, as JSON (none for a spectator or between games)."""
+        if seat is None or self.game is None:
+            return []
+        return [action.to_json() for action in self.game.state.legal_actions(seat)]
+
+    def log_view(self, seat: int | None, log_after: int = 0) -> list[dict[str, Any]]:
+        """The recent log entries numbered above ``log_after`` as ``seat`` sees them (shared: read only)."""
         if self._names_checked != self.version:
             self._names_checked = self.version
             names = tuple(self._name(index) for index in range(len(self.seats)))
@@ -721,16 +764,15 @@ class Table:
         log = self.log
         # Entries are numbered consecutively: skip the ones already sent without looking at them.
         skip = min(len(log), max(0, log_after - log[0][0] + 1)) if log else 0
-        data["log"] = [
-            entry if share else dict(entry)
+        return [
+            entry
             for number, event in itertools.islice(log, skip, None)
             if (entry := self._log_entry(number, event, seat)) is not None
         ]
-        return data
 
     def _seats_changed(self) -> None:
         """Every change to a seat calls this: the seats' JSON is built again only after one (not after every move)."""
-        self._seats_json = self._seats_saved = None
+        self._seats_json = self._seats_saved = self._shared_json = None
 
     def _seats_json_full(self) -> list[dict[str, Any]]:
         """The seats as saved (token hashes included), built again only after a seat changed."""

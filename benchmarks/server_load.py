@@ -190,6 +190,9 @@ class _Client:
                 message = json.loads(raw)
                 kind = message.get("type")
                 if kind == "state":
+                    acked = message.get("ack")
+                    if acked is not None:  # protocol 3: the ack of this connection's message rides in the state
+                        self._acked(acked)
                     if worker.measuring:
                         stats.states += 1
                         stats.state_bytes += len(raw)
@@ -197,9 +200,7 @@ class _Client:
                     if worker.running:
                         await self._on_state(message)
                 elif kind == "ack":
-                    sent = self.pending.pop(message["id"], None)
-                    if sent is not None and sent[1]:  # sent inside the measured window
-                        stats.latencies.append(time.perf_counter() - sent[0])
+                    self._acked(message["id"])
                 elif kind == "error":
                     self.pending.pop(message.get("id") or "", None)
                     if worker.running or worker.stopping:  # errors count from the start, warm-up included
@@ -222,6 +223,11 @@ class _Client:
             stats.unacked += len(self.pending)
             with contextlib.suppress(Exception):
                 await self.ws.close()
+
+    def _acked(self, message_id: str) -> None:
+        sent = self.pending.pop(message_id, None)
+        if sent is not None and sent[1]:  # sent inside the measured window
+            self.worker.stats.latencies.append(time.perf_counter() - sent[0])
 
     async def _on_state(self, message: dict[str, Any]) -> None:
         view = self.view

@@ -269,7 +269,8 @@ class Client:
         await self.ws.send(data)
 
     async def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Send a message with an id and wait for the ack or error that names it."""
+        """Send a message with an id and wait for the ack or error that names it (an ack that rode in a state
+        frame is returned as an ack, with ``"in_state": true``)."""
         start = len(self.frames)
         await self.ws.send(json.dumps(message))
         return await self.reply(message["id"], start)
@@ -281,6 +282,9 @@ class Client:
             for frame in self.frames[start:]:
                 if frame.get("type") in ("ack", "error") and frame.get("id") == message_id:
                     found.append(frame)
+                    return True
+                if frame.get("type") == "state" and frame.get("ack") == message_id:  # (protocol 3: it rides along)
+                    found.append({"type": "ack", "id": message_id, "version": frame["version"], "in_state": True})
                     return True
             return False
 

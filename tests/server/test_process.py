@@ -213,4 +213,4 @@ async def test_healthz_in_process(server: Server) -> None:
     async with server.http() as http:
         response = await http.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": True, "tables": 0, "protocol": 2}
+    assert response.json() == {"status": "ok", "database": True, "tables": 0, "protocol": 3}

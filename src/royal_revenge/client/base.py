@@ -5,7 +5,8 @@ A client holds the newest ``view`` (:meth:`royal_revenge.session.Table.view`, pu
 listeners about every message in the server's protocol shapes, each ``state`` message carrying
 the whole merged view:
 
-* ``{"type": "state", "version", "server_time", "full", "view"}``
+* ``{"type": "state", "version", "server_time", "full", "view"}`` (with ``"ack": id`` when it is the
+  change this client's own message caused: protocol 3)
 * ``{"type": "ack", "id", "version"}``
 * ``{"type": "error", "id", "code", "message"}``
 * ``{"type": "status", "text", "ok"}``: the connection's state, from the client itself.

@@ -256,14 +256,17 @@ async def handle_message(hub: Hub, code: str, token: str | None, seat: int | Non
     try:
         if isinstance(message, ActionMessage):
             action = message.action
-            version = await hub.change(code, lambda t, now: t.act(token, action, now, client_id=message.id))
+            version, acked = await hub.change_for(
+                code, lambda t, now: t.act(token, action, now, client_id=message.id), subscriber, message.id)
         else:
-            version = await hub.change(code, lambda t, now: _host_command(t, token, message, now))
+            version, acked = await hub.change_for(
+                code, lambda t, now: _host_command(t, token, message, now), subscriber, message.id)
     except TableError as error:
         send(error_message(error.code, str(error), message.id))
         return
     log.info("accepted", extra={"table": code, "seat": seat, "id": message.id})
-    send(ack_message(message.id, version))
+    if not acked:  # nothing changed (a repeated id): no state went out to carry the acknowledgement
+        send(ack_message(message.id, version))
 
 
 def _adder(token: str, level: str) -> Any:

@@ -57,6 +57,8 @@ class Subscriber:
     """This seat's own game keys as last sent (``Table.own_game_view``)."""
     legal: list[dict[str, Any]] | None = None
     """This seat's legal actions as last sent."""
+    ack: str | None = None
+    """The id of this connection's message whose change is being sent out: it rides in the next state."""
 
     def resync(self) -> None:
         """Send the next view whole (a ``sync`` request)."""
@@ -153,14 +155,32 @@ class Hub:
         A refused operation (:class:`TableError`) changes nothing. If the database refuses the
         write, the table is reloaded from the database so that memory never runs ahead of it.
         """
+        result, _acked = await self.change_for(code, operation)
+        return result
+
+    async def change_for(self, code: str, operation: Callable[[Table, float], Any],
+                         by: Subscriber | None = None, message_id: str | None = None) -> tuple[Any, bool]:
+        """:meth:`change` for connection ``by``'s message ``message_id``: if the table changed, the message's
+        acknowledgement rides in the state sent to ``by`` (``"ack"``, protocol 3). Returns the operation's
+        result and whether it was acknowledged so (if not, the caller sends an ``ack`` of its own).
+        """
         live = self._live.get(code) or await self.get(code)
         async with live.lock:
             table = live.table
             before = table.version
             result = operation(table, self.clock.now())
+            acked = False
             if table.version != before:
-                await self._commit(live)
-        return result
+                if by is not None and message_id is not None and by in live.subscribers:
+                    by.ack = message_id
+                try:
+                    await self._commit(live)
+                finally:
+                    if by is not None and by.ack is not None:
+                        by.ack = None  # not sent (the commit failed): never ride on a later change
+                    elif by is not None and message_id is not None:
+                        acked = True
+        return result, acked
 
     async def _commit(self, live: _Live) -> None:
         try:
@@ -241,7 +261,8 @@ class Hub:
         full = subscriber.basis != basis or before is None
         log_after = 0 if full else subscriber.log_after
         key = (seat, full, log_after, subscriber.last_version)
-        text = cache.get(key) if cache is not None else None
+        ack, subscriber.ack = subscriber.ack, None
+        text = cache.get(key) if cache is not None and ack is None else None
         own_game: dict[str, Any] | None = None
         legal: list[dict[str, Any]] | None = None
         if text is None:
@@ -275,8 +296,10 @@ class Hub:
                                        "full": full, "view": view}
             if not full:
                 message["log_from"] = table.log[0][0] if table.log else 0
+            if ack is not None:
+                message["ack"] = ack
             text = _encode_json(message).decode()
-            if cache is not None:
+            if cache is not None and ack is None:
                 cache[key] = text
         elif "game" in shared:
             own_game, legal = table.own_game_view(seat), table.legal_view(seat)

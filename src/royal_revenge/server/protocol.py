@@ -1,4 +1,4 @@
-"""The WebSocket message protocol, version 1 (documented in ``docs/protocol.md``).
+"""The WebSocket message protocol (documented in ``docs/protocol.md``; its version is ``PROTOCOL_VERSION``).
 
 Client messages are validated here (size first, then JSON, then the schema); anything that
 does not pass becomes an ``error`` message with a code, and nothing changes.
@@ -30,7 +30,7 @@ __all__ = [
     "JoinRequest",
 ]
 
-PROTOCOL_VERSION: Final = 2
+PROTOCOL_VERSION: Final = 3
 MAX_MESSAGE_BYTES: Final = 4096
 
 

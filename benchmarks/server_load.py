@@ -420,8 +420,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server-pid", type=int, help="with --url: the server's pid, to report its CPU and memory")
     parser.add_argument("--port", type=int, default=0, help="port for the started server (default: a free one)")
     parser.add_argument("--db", help="SQLite file for the started server (default: a temporary file)")
-    parser.add_argument("--server-log-level", default="warning", choices=["debug", "info", "warning", "error"],
-                        help="the started server's --log-level (default warning; its log goes to a temp file)")
+    parser.add_argument("--server-log-level", default="info", choices=["debug", "info", "warning", "error"],
+                        help="the started server's --log-level (default info, as serve; its log goes to a temp file)")
     parser.add_argument("--server-cmd", default=None,
                         help="the server command (default: royal-revenge next to this Python)")
     parser.add_argument("--server-nice", type=int, default=0,

@@ -264,7 +264,8 @@ async def handle_message(hub: Hub, code: str, token: str | None, seat: int | Non
     except TableError as error:
         send(error_message(error.code, str(error), message.id))
         return
-    log.info("accepted", extra={"table": code, "seat": seat, "id": message.id})
+    # (one line per move would be most of a busy server's log, and its cost: moves are in the database anyway)
+    log.debug("accepted", extra={"table": code, "seat": seat, "id": message.id})
     if not acked:  # nothing changed (a repeated id): no state went out to carry the acknowledgement
         send(ack_message(message.id, version))
 

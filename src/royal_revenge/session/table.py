@@ -292,9 +292,9 @@ class Table:
         self._event_no = 0
         self._on_move: list[Callable[[LoggedMove], None]] = []
         self._prepared: tuple[BotTurn, AnyAction | None] | None = None
-        self._narrated: dict[tuple[int, int | str | None], dict[str, Any] | None] = {}
-        """Log lines already narrated, by (event number, viewer) and by (event number, whether redaction left the
-        event as it was); valid while the seat names stay the same."""
+        self._narrated: tuple[dict[int, dict[str, Any] | None], dict[int, dict[str, Any] | None]] = ({}, {})
+        """Log lines already narrated by event number: as the events are, and redacted (another player's draw);
+        valid while the seat names stay the same."""
         self._narrated_names: tuple[str, ...] = ()
         self._names_checked = -1
         """The version at which the seat names behind the narration cache were last compared."""
@@ -758,8 +758,9 @@ class Table:
         if self._names_checked != self.version:
             self._names_checked = self.version
             names = tuple(self._name(index) for index in range(len(self.seats)))
-            if names != self._narrated_names or len(self._narrated) > 20 * _LOG_SIZE:
-                self._narrated.clear()  # a seat's name changed (or the cache grew): narrate afresh
+            if names != self._narrated_names or len(self._narrated[0]) > 4 * _LOG_SIZE:
+                for cache in self._narrated:
+                    cache.clear()  # a seat's name changed (or the cache grew): narrate afresh
                 self._narrated_names = names
         log = self.log
         # Entries are numbered consecutively: skip the ones already sent without looking at them.
@@ -793,19 +794,15 @@ class Table:
         """One log entry as ``seat`` sees it (``None``: not worth a line); cached, since views are built after
         every change (a hot path).
 
-        Most events read the same for everyone: the entry is shared by all who see the event the same way.
+        An event reads the same for everyone unless it hides something from ``seat`` (another
+        player's draw): one entry per event as it is, and one redacted, shared by all who see it so.
         """
-        cache = self._narrated
-        entry: dict[str, Any] | None = cache.get((number, seat), _UNSEEN)  # (a miss is common: no exceptions)
-        if entry is not _UNSEEN:
-            return entry
         hidden = ev.hides(event, seat)
-        shared = (number, "redacted" if hidden else "as is")  # (not a bool: True == 1 would be seat 1)
-        entry = cache.get(shared, _UNSEEN)
+        cache = self._narrated[1 if hidden else 0]
+        entry: dict[str, Any] | None = cache.get(number, _UNSEEN)  # (a miss is common: no exceptions)
         if entry is _UNSEEN:
             text = describe_event(ev.redact([event], seat)[0] if hidden else event, self._name)
-            entry = cache[shared] = None if text is None else {"n": number, "kind": type(event).__name__, "text": text}
-        cache[number, seat] = entry
+            entry = cache[number] = None if text is None else {"n": number, "kind": type(event).__name__, "text": text}
         return entry
 
     def settings_view(self) -> dict[str, Any]:

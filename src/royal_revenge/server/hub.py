@@ -57,6 +57,8 @@ class Subscriber:
     """This seat's own game keys as last sent (``Table.own_game_view``)."""
     legal: list[dict[str, Any]] | None = None
     """This seat's legal actions as last sent."""
+    seats_checked: int = -1
+    """The table's ``seats_generation`` at which this connection's token was last found to hold its seat."""
     ack: str | None = None
     """The id of this connection's message whose change is being sent out: it rides in the next state."""
 
@@ -251,9 +253,13 @@ class Hub:
         table = live.table
         if subscriber.last_version == table.version and cache is not None:
             return
-        if subscriber.seat is not None and subscriber.token is not None and not _holds(table, subscriber):
-            subscriber.seat = None
-            subscriber.send(error_message("kicked", "you no longer hold a seat at this table; you are watching"))
+        if (subscriber.seat is not None and subscriber.token is not None
+                and subscriber.seats_checked != table.seats_generation):
+            if _holds(table, subscriber):
+                subscriber.seats_checked = table.seats_generation
+            else:
+                subscriber.seat = None
+                subscriber.send(error_message("kicked", "you no longer hold a seat at this table; you are watching"))
         seat = subscriber.seat
         basis = (seat, table.phase, table.game_no)
         shared = table.shared_view()

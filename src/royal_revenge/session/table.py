@@ -71,6 +71,7 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
+_SEATS_GENERATIONS: Final = itertools.count()
 _UNSEEN: Final[Any] = object()  # typed Any so that it may stand in a str | None slot
 _PHASE_VALUES: Final = {phase: phase.value for phase in Phase}  # (Enum.value is a slow descriptor; views are hot)
 
@@ -302,6 +303,9 @@ class Table:
         self._seats_json: list[dict[str, Any]] | None = None
         self._seats_saved: list[dict[str, Any]] | None = None
         """Caches of the seats' public and saved JSON, dropped by :meth:`_seats_changed`."""
+        self.seats_generation = next(_SEATS_GENERATIONS)
+        """Changes with every change to a seat, and is never the same at two tables: a connection whose seat was
+        found held at this generation still holds it (the server checks seat tokens only when it changes)."""
         self._shared_json: tuple[tuple[int, int, int, TableSettings], dict[str, Any]] | None = None
         """The parts of a view every seat shares (:meth:`shared_view`), built once per version."""
 
@@ -774,6 +778,7 @@ class Table:
     def _seats_changed(self) -> None:
         """Every change to a seat calls this: the seats' JSON is built again only after one (not after every move)."""
         self._seats_json = self._seats_saved = self._shared_json = None
+        self.seats_generation = next(_SEATS_GENERATIONS)
 
     def _seats_json_full(self) -> list[dict[str, Any]]:
         """The seats as saved (token hashes included), built again only after a seat changed."""

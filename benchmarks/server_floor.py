@@ -6,22 +6,22 @@ on costs by itself, so that its figures can be read against a floor: a bare Star
 uvicorn (the same WebSocket implementation, ``websockets-sansio``, and the same shape: one
 receiver and one sender task per connection, a per-table lock) where a "move" is only a
 counter. For every action it does the real server's I/O: one frame in, the move written to
-SQLite in a grouped commit on a writer thread before anything is sent, a state frame of
-``--frame-bytes`` to each of the table's 4 connections, then the ack. The clients are the
-load script's closed loop: the connection whose turn it is acts as soon as it sees the state.
+SQLite before anything is sent (grouped: one commit per turn of the event loop, on the loop,
+as the server's store does), and a state frame of ``--frame-bytes`` to each of the table's 4
+connections, the actor's carrying the acknowledgement (protocol 3). The clients are the load
+script's closed loop: the connection whose turn it is acts as soon as it sees the state.
 
 Run it with::
 
     .venv/bin/python benchmarks/server_floor.py --tables 250 --seconds 15
 
-``--no-db`` leaves out the database write (the cost of the thread hop and the commit).
+``--no-db`` leaves out the database write.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import concurrent.futures
 import json
 import multiprocessing as mp
 import os
@@ -47,37 +47,29 @@ def make_app() -> Any:
     encode = msgspec.json.Encoder().encode
     pad = "x" * int(os.environ.get("FLOOR_FRAME_BYTES", "500"))
     use_db = os.environ.get("FLOOR_DB", "1") == "1"
-    pool = concurrent.futures.ThreadPoolExecutor(1)
     database = sqlite3.connect(os.environ.get("FLOOR_DB_FILE", ":memory:"), check_same_thread=False,
                                isolation_level=None)
     database.execute("PRAGMA journal_mode=WAL")
     database.execute("PRAGMA synchronous=NORMAL")
     database.execute("CREATE TABLE IF NOT EXISTS moves (code TEXT, seq INTEGER, move TEXT)")
     tables: dict[str, dict[str, Any]] = {}
-    queue: asyncio.Queue[tuple[tuple[str, int, str], asyncio.Future[None]]] | None = None
+    pending: list[tuple[tuple[str, int, str], asyncio.Future[None]]] = []
 
-    def write(rows: list[tuple[str, int, str]]) -> None:
+    def commit() -> None:  # as the server's store: every write of this turn of the loop in one commit, on the loop
+        batch = pending[:]
+        pending.clear()
         database.execute("BEGIN IMMEDIATE")
-        database.executemany("INSERT INTO moves VALUES (?, ?, ?)", rows)
+        database.executemany("INSERT INTO moves VALUES (?, ?, ?)", [row for row, _ in batch])
         database.execute("COMMIT")
-
-    async def writer() -> None:
-        assert queue is not None
-        while True:
-            batch = [await queue.get()]
-            while not queue.empty():
-                batch.append(queue.get_nowait())
-            await asyncio.get_running_loop().run_in_executor(pool, write, [row for row, _ in batch])
-            for _, done in batch:
-                done.set_result(None)
+        for _, done in batch:
+            done.set_result(None)
 
     async def save(row: tuple[str, int, str]) -> None:
-        nonlocal queue
-        if queue is None:
-            queue = asyncio.Queue()
-            asyncio.get_running_loop().create_task(writer())
-        done = asyncio.get_running_loop().create_future()
-        queue.put_nowait((row, done))
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+        if not pending:
+            loop.call_soon(commit)
+        pending.append((row, done))
         await done
 
     async def endpoint(ws: WebSocket) -> None:
@@ -87,9 +79,12 @@ def make_app() -> Any:
         outgoing: asyncio.Queue[str] = asyncio.Queue()
         table["sends"][seat] = outgoing.put_nowait
 
-        def broadcast() -> None:
-            for send in table["sends"].values():
-                send(encode({"type": "state", "version": table["version"], "turn": table["turn"], "pad": pad}).decode())
+        def broadcast(acting: int | None = None, ack: str | None = None) -> None:
+            for other, send in table["sends"].items():
+                message = {"type": "state", "version": table["version"], "turn": table["turn"], "pad": pad}
+                if other == acting:
+                    message["ack"] = ack  # (protocol 3: the acknowledgement rides in the actor's state)
+                send(encode(message).decode())
 
         async def sender() -> None:
             while True:
@@ -109,8 +104,7 @@ def make_app() -> Any:
                     table["turn"] = (table["turn"] + 1) % 4
                     if use_db:
                         await save((code, table["version"], "0:draw"))
-                    broadcast()
-                outgoing.put_nowait(encode({"type": "ack", "id": data["id"], "version": table["version"]}).decode())
+                    broadcast(seat, data["id"])
 
         tasks = [asyncio.ensure_future(receiver()), asyncio.ensure_future(sender())]
         try:
@@ -142,15 +136,15 @@ def _client_main(port: int, first: int, tables: int, warmup: float, seconds: flo
         count = 0
         async for raw in ws:
             message = json.loads(raw)
+            if message.get("ack") is not None:
+                sent = pending.pop(message["ack"])
+                if state["measuring"]:
+                    latencies.append(time.perf_counter() - sent)
             if message["type"] == "state" and message["turn"] == seat:
                 count += 1
                 message_id = f"{seat}-{count}"
                 pending[message_id] = time.perf_counter()
                 await ws.send(json.dumps({"type": "action", "id": message_id, "action": {"type": "draw"}}))
-            elif message["type"] == "ack":
-                sent = pending.pop(message["id"])
-                if state["measuring"]:
-                    latencies.append(time.perf_counter() - sent)
 
     async def run() -> None:
         ready: list[int] = []

@@ -59,6 +59,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import msgspec
+
+# The load clients share this machine with the server: they parse with msgspec (a few times faster than
+# json) so that less of the machine goes to the load generator.
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+
 try:
     from royal_revenge.client.base import merge_state
 except ImportError:  # running from a checkout without the package installed
@@ -163,7 +170,7 @@ class _Client:
             self.stamp = now
         self.allowance -= 1
         self.pending[message["id"]] = (time.perf_counter(), self.worker.measuring)
-        await self.ws.send(json.dumps(message, separators=(",", ":")))
+        await self.ws.send(_encode(message).decode())  # (a text frame: the protocol refuses binary ones)
 
     def _next_id(self, prefix: str) -> str:
         self.sent += 1
@@ -187,7 +194,7 @@ class _Client:
         worker.connected()
         try:
             async for raw in self.ws:
-                message = json.loads(raw)
+                message = _decode(raw)
                 kind = message.get("type")
                 if kind == "state":
                     acked = message.get("ack")

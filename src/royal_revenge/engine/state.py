@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast, overload
 
 from . import events as ev
 from .actions import (
@@ -88,13 +88,13 @@ _WILD_CODE: Final = int(WILD)
 _SETUP: Final = -1  # a colour or victim chosen for the start card, not for a played card
 _BLANK: Final = object()  # the key to GameState(): only the engine's own constructors make blank states
 
-# _PLAYABLE_SETS[key] holds the faces playable on match key ``key`` (see _match_key), so that
-# legal_actions intersects a hand with it in C instead of testing card by card.
-_PLAYABLE_SETS: Final[tuple[frozenset[Card], ...]] = tuple(
-    frozenset(card for card in ALL_CARDS if row[card]) for row in PLAYABLE
-)
-_PLAY_OF: Final = PLAYS.__getitem__
-_PLAY_UNO_OF: Final = PLAYS_UNO.__getitem__
+# The tables and shared actions of the hot paths, as module constants of this module (compiled,
+# they are read directly instead of being looked up among the module's globals at every use).
+_PLAYABLE: Final = PLAYABLE
+_PLAYS: Final = PLAYS
+_PLAYS_UNO: Final = PLAYS_UNO
+_DRAW: Final = DRAW
+_KEEP: Final = KEEP
 # _JESTER_CHOICES[players][king]: the seats a King may make the Jester, as shared actions.
 _JESTER_CHOICES: Final = tuple(
     tuple(tuple(JESTERS[s] for s in range(n) if s != king) for king in range(n)) for n in range(7)
@@ -509,29 +509,45 @@ class GameState:
         if seat == self.decider:
             decision = self.decision
             if decision is TURN:
-                hand = self.hands[seat]
-                key: int = self.discard[-1]
+                # (cards, colours and their codes are int subclasses: cast to int, compiled code
+                # handles them as machine integers)
+                hand = cast("list[int]", self.hands[seat])
+                key = cast(int, self.discard[-1])
                 if key == _WILD_CODE:
                     assert self.active_colour is not None
-                    key += self.active_colour
-                cards = sorted(_PLAYABLE_SETS[key].intersection(hand))
-                actions = list(map(_PLAY_OF, cards))
+                    key += cast(int, self.active_colour)
+                playable = _PLAYABLE[key]
+                cards = [card for card in hand if playable[card]]
+                cards.sort()
+                plays = _PLAYS
+                actions = []
+                previous = -1
+                for card in cards:  # each playable face once, in face order
+                    if card != previous:
+                        actions.append(plays[card])
+                        previous = card
                 if len(hand) == 2:
-                    actions += map(_PLAY_UNO_OF, cards)
-                actions.append(DRAW)
+                    plays = _PLAYS_UNO
+                    previous = -1
+                    for card in cards:
+                        if card != previous:
+                            actions.append(plays[card])
+                            previous = card
+                actions.append(_DRAW)
             elif decision is DRAWN:
                 drawn = self.drawn
                 assert drawn is not None
                 actions = []
-                key = self.discard[-1]
+                key = cast(int, self.discard[-1])
                 if key == _WILD_CODE:
                     assert self.active_colour is not None
-                    key += self.active_colour
-                if PLAYABLE[key][drawn]:
-                    actions.append(PLAYS[drawn])
+                    key += cast(int, self.active_colour)
+                face = cast(int, drawn)
+                if _PLAYABLE[key][face]:
+                    actions.append(_PLAYS[face])
                     if len(self.hands[seat]) == 2:
-                        actions.append(PLAYS_UNO[drawn])
-                actions.append(KEEP)
+                        actions.append(_PLAYS_UNO[face])
+                actions.append(_KEEP)
             elif decision is COLOUR:
                 actions = list(COLOURS)
             elif decision is VICTIM:

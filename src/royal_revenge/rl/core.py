@@ -57,6 +57,7 @@ _GAME_OVER: Final = Decision.GAME_OVER
 _ROLE_OF: Final = tuple(role_of(decision) for decision in Decision)  # by value: enums hash slowly
 _NONE: Final = Role.NONE
 _CHANCE: Final = Role.CHANCE
+_NO_LEGAL: Final[list[int]] = []  # (never changed)
 
 
 class IllegalRLActionError(IllegalActionError):
@@ -185,10 +186,9 @@ class Table:
         """The encoded observation and the action mask of ``seat`` (the environments' hot path)."""
         state = self.state
         decision = state.decision
-        legal: list[int] | tuple[()]
         if decision is _GAME_OVER or seat != self.selected:
             role = _NONE
-            legal = ()
+            legal = _NO_LEGAL
         else:
             role = _CHANCE if self.chance else _ROLE_OF[decision]
             legal = self._legal or self.legal()

@@ -485,7 +485,6 @@ _TURNS_CAP: Final = Layout.TURNS_CAP
 _NOWHERE: Final = OBS_SIZE  # a spare slot past the observation: where an absent one-hot field "is"
 _FLOAT32: Final = np.dtype(np.float32)
 _INT8: Final = np.dtype(np.int8)
-_NO_MASK: Final = bytes(NUM_ACTIONS)
 _DISCARD_BYTES: Final = 4 * _DISCARD
 _DISCARD_BYTES_END: Final = 4 * (_DISCARD + NUM_FACES)
 _NO_DISCARDS: Final = bytes(4 * NUM_FACES)
@@ -648,10 +647,10 @@ class PublicEncoder:
 
     def encode(self, state: GameState, me: int, role: Role) -> npt.NDArray[np.float32]:
         """``encode_observation(state.observe(me), role)``, from the state's public fields."""
-        return self.encode_with_mask(state, me, role, ())[0]
+        return self.encode_with_mask(state, me, role, [])[0]
 
     def encode_with_mask(
-        self, state: GameState, me: int, role: Role, legal: Iterable[int]
+        self, state: GameState, me: int, role: Role, legal: list[int]
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
         """The encoded observation of ``me`` and a fresh mask with ones at the indices ``legal``."""
         if state is not self._state or state.players != self._players:
@@ -832,12 +831,10 @@ class PublicEncoder:
             view.jester_for_setup = value
 
         out: npt.NDArray[np.float32] = view.array.copy()
-        mask = self._mask_buffer
-        any_legal = False
+        mask = self._mask_buffer  # all zero between calls
         for index in legal:
             mask[index] = 1
-            any_legal = True
         legal_mask: npt.NDArray[np.int8] = self._mask.copy()
-        if any_legal:
-            mask[:] = _NO_MASK
+        for index in legal:
+            mask[index] = 0
         return out, legal_mask

@@ -217,3 +217,20 @@ def test_the_incremental_encoder_follows_one_live_game(players: int, scoring: st
         reshuffles += len(state.draw_pile) > pile
     assert rounds >= 1 and reshuffles >= 1
     assert all(np.array_equal(kept, copy) for kept, copy in handed_out)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_legal_indices_map_shared_and_other_instances(players: int) -> None:
+    """The environments' fast mapping (engine instances found by address) agrees with action_to_int,
+    for the engine's shared instances and for value-equal copies (which take the fallback)."""
+    from royal_revenge.rl.encoding import legal_indices
+
+    import copy
+
+    actions = all_player_actions(players)
+    copies = [copy.copy(action) for action in actions]
+    assert all(other is not action and other == action for other, action in zip(copies, actions, strict=True))
+    for seat in range(players):
+        expected = [action_to_int(action, seat, players) for action in actions]  # type: ignore[arg-type]
+        assert legal_indices(actions, seat, players) == expected  # type: ignore[arg-type]
+        assert legal_indices(copies, seat, players) == expected  # type: ignore[arg-type]

@@ -34,8 +34,7 @@ from .encoding import (
     decode_table,
     describe_action,
     encode_observation,
-    encode_table,
-    legal_action_ints,
+    legal_indices,
     role_of,
 )
 
@@ -126,7 +125,6 @@ class Table:
         self.fast_observation = fast_observation
         self._encoder = PublicEncoder()
         self._decode = [decode_table(self.players, seat) for seat in range(self.players)]
-        self._ids = [encode_table(self.players, seat) for seat in range(self.players)]
         self.state = GameState.new(options, seed=0)
         self.selected = 0
         self.chance = False
@@ -169,11 +167,7 @@ class Table:
             if engine is None:
                 state = self.state
                 engine = self._legal_engine = [] if state.decision is _GAME_OVER else state.legal_actions(self.selected)
-            ids = self._ids[self.selected]
-            try:  # the engine lists its shared action instances: map them by identity
-                legal = [ids[id(action)] for action in engine]
-            except KeyError:  # other instances (never, today): map by value
-                legal = legal_action_ints(engine, self.selected, self.players)
+            legal = legal_indices(engine, self.selected, self.players)
             if self.chance:
                 legal.append(PASS)
             self._legal = legal

@@ -80,6 +80,7 @@ __all__ = [
     "int_to_action",
     "describe_action",
     "legal_action_ints",
+    "legal_indices",
     "action_mask",
     "encode_observation",
     "observation_high",
@@ -224,6 +225,67 @@ def legal_action_ints(legal: Iterable[AnyAction], seat: int, players: int, *, ch
         out.append(index if index is not None else action_to_int(action, seat, players))
     if chance:
         out.append(PASS)
+    return out
+
+
+# Finding the engine's shared action instances by address, without building an int object per
+# lookup: every shared instance a player may take has a code (its position in _SHARED), and a slot
+# (its address, divided by 16, modulo _SLOTS), where _SLOTS is the smallest size at which no two
+# instances share a slot. A lookup checks the slot's instance by identity; anything else (another
+# instance) falls back to action_to_int.
+_SHARED: Final[tuple[AnyAction, ...]] = (
+    *PLAYS,
+    *PLAYS_UNO,
+    DRAW,
+    KEEP,
+    *COLOURS,
+    *VICTIMS,
+    *JESTERS,
+    CALL_UNO,
+    *CATCHES,
+)
+
+
+def _perfect_slots() -> tuple[int, list[AnyAction | None], list[int]]:
+    keys = [id(action) >> 4 for action in _SHARED]  # (objects are 16-byte aligned: distinct keys)
+    size = len(keys)
+    while len({key % size for key in keys}) < len(keys):
+        size += 1
+        if size > 1 << 16:  # (never: a few hundred suffice) no table; every lookup falls back
+            return 1, [None], [0]
+    instances: list[AnyAction | None] = [None] * size
+    codes = [0] * size
+    for code in range(len(keys)):
+        instances[keys[code] % size] = _SHARED[code]
+        codes[keys[code] % size] = code
+    return size, instances, codes
+
+
+_PERFECT: Final = _perfect_slots()
+_SLOTS: Final = _PERFECT[0]
+_SLOT_INSTANCE: Final = _PERFECT[1]
+_SLOT_CODE: Final = _PERFECT[2]
+# _CODE_INDEX[players][seat][code] = the action index of shared instance ``code`` taken by ``seat``
+# (-1: a seat missing at that table size)
+_CODE_INDEX: Final[tuple[tuple[list[int], ...], ...]] = tuple(
+    tuple([_TABLES[players][seat][0].get(id(action), -1) for action in _SHARED] for seat in range(players))
+    if players >= 2
+    else ()
+    for players in range(MAX_SEATS + 1)
+)
+
+
+def legal_indices(legal: list[AnyAction], seat: int, players: int) -> list[int]:
+    """The indices of the engine's legal actions for ``seat`` (the environments' fast path)."""
+    by_code = _CODE_INDEX[players][seat]
+    instances = _SLOT_INSTANCE
+    codes = _SLOT_CODE
+    size = _SLOTS
+    out = []
+    for action in legal:
+        slot = (id(action) >> 4) % size
+        index = by_code[codes[slot]] if instances[slot] is action else -1
+        out.append(index if index >= 0 else action_to_int(action, seat, players))
     return out
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import random
 
 import numpy as np
 import pytest
 
-from royal_revenge.engine import ALL_CARDS, Action, Colour, Decision, GameOptions, GameState, Observation
+from royal_revenge.engine import ALL_CARDS, Action, Colour, Decision, GameOptions, GameState, Observation, Scoring
 from royal_revenge.engine.actions import CATCHES, COLOURS, JESTERS, PLAYS, PLAYS_UNO, VICTIMS
 from royal_revenge.rl import raw_env
 from royal_revenge.rl.encoding import (
@@ -28,6 +29,7 @@ from royal_revenge.rl.encoding import (
     describe_action,
     encode_observation,
     int_to_action,
+    legal_indices,
     observation_high,
 )
 
@@ -185,8 +187,6 @@ def test_the_incremental_encoder_follows_one_live_game(players: int, scoring: st
     """One encoder and one live state, as in the environments: each seat is encoded only now and then
     (many steps, reshuffles, new rounds and score changes in between), and every encoding equals a fresh
     ``Observation``'s. Arrays handed out earlier are never changed afterwards."""
-    from royal_revenge.engine import Scoring
-
     options = GameOptions(players=players, target_score=target, scoring=Scoring(scoring))
     state = GameState.new(options, seed=players)
     encoder = PublicEncoder()
@@ -223,10 +223,6 @@ def test_the_incremental_encoder_follows_one_live_game(players: int, scoring: st
 def test_legal_indices_map_shared_and_other_instances(players: int) -> None:
     """The environments' fast mapping (engine instances found by address) agrees with action_to_int,
     for the engine's shared instances and for value-equal copies (which take the fallback)."""
-    from royal_revenge.rl.encoding import legal_indices
-
-    import copy
-
     actions = all_player_actions(players)
     copies = [copy.copy(action) for action in actions]
     assert all(other is not action and other == action for other, action in zip(copies, actions, strict=True))

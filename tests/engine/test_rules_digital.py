@@ -159,6 +159,29 @@ def test_a_pending_decision_always_has_a_legal_action() -> None:
                 state.copy().apply(pending.seat, action)
 
 
+def test_legal_actions_are_exactly_the_accepted_ones_in_the_engine_order() -> None:
+    """Every seat's list holds every action that ``apply`` accepts and no other, each once, in the
+    engine's order: plays by face, the same plays with UNO, draw or keep, then colours, victims or
+    Jesters, then the UNO call or the catch."""
+    from royal_revenge.engine import KEEP
+    from royal_revenge.engine.actions import CATCHES, COLOURS, JESTERS, PLAYS, PLAYS_UNO, VICTIMS
+
+    candidates = [*PLAYS, *PLAYS_UNO, DRAW, KEEP, *COLOURS, *VICTIMS, *JESTERS, CALL_UNO, *CATCHES]
+    checked = 0
+    for state in _random_games()[::23]:
+        for seat in range(state.players):
+            accepted = []
+            for action in candidates:
+                try:
+                    state.copy().apply(seat, action)
+                except IllegalActionError:
+                    continue
+                accepted.append(action)
+            assert state.legal_actions(seat) == accepted, (state, seat)
+            checked += bool(accepted)
+    assert checked > 200
+
+
 def test_a_stuck_player_still_has_an_action() -> None:
     """R-DIGITAL-3: with nothing playable and nothing to draw, the decider can still pass (draw gives nothing)."""
     used = ["B2 G6", "G1 Y2", "R7"]

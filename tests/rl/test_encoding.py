@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import random
 
 import numpy as np
 import pytest
 
-from royal_revenge.engine import ALL_CARDS, Action, Colour, Decision, GameOptions, GameState, Observation
+from royal_revenge.engine import ALL_CARDS, Action, Colour, Decision, GameOptions, GameState, Observation, Scoring
 from royal_revenge.engine.actions import CATCHES, COLOURS, JESTERS, PLAYS, PLAYS_UNO, VICTIMS
 from royal_revenge.rl import raw_env
 from royal_revenge.rl.encoding import (
@@ -28,6 +29,7 @@ from royal_revenge.rl.encoding import (
     describe_action,
     encode_observation,
     int_to_action,
+    legal_indices,
     observation_high,
 )
 
@@ -176,3 +178,55 @@ def test_aec_observations_stay_inside_the_space_over_long_games() -> None:
             break
         assert space.contains(obs)
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize(
+    ("players", "scoring", "target"), [(2, "standard", 120), (4, "lowest-tally", 400), (6, "standard", 400)]
+)
+def test_the_incremental_encoder_follows_one_live_game(players: int, scoring: str, target: int) -> None:
+    """One encoder and one live state, as in the environments: each seat is encoded only now and then
+    (many steps, reshuffles, new rounds and score changes in between), and every encoding equals a fresh
+    ``Observation``'s. Arrays handed out earlier are never changed afterwards."""
+    options = GameOptions(players=players, target_score=target, scoring=Scoring(scoring))
+    state = GameState.new(options, seed=players)
+    encoder = PublicEncoder()
+    rng = random.Random(players)
+    handed_out: list[tuple[np.ndarray, np.ndarray]] = []
+    rounds = reshuffles = 0
+    for _ in range(6000):
+        if state.is_over():
+            break
+        if state.decision is Decision.ROUND_OVER:
+            state.step(None, Action.parse("deal"))
+            rounds += 1
+            continue
+        seat = state.decider
+        assert seat is not None
+        legal = state.legal_actions(seat)
+        for observer in range(players):
+            if observer == seat or rng.random() < 0.15:
+                role = Role.TURN if observer == seat else Role.NONE
+                indices = [action_to_int(action, observer, players) for action in legal] if observer == seat else []
+                vector, mask = encoder.encode_with_mask(state, observer, role, indices)
+                assert np.array_equal(vector, encode_observation(Observation.of(state, observer), role))
+                assert sorted(np.flatnonzero(mask)) == sorted(indices)
+                if rng.random() < 0.01:
+                    handed_out.append((vector, vector.copy()))
+        pile = len(state.draw_pile)
+        state.step(seat, rng.choice(legal))
+        reshuffles += len(state.draw_pile) > pile
+    assert rounds >= 1 and reshuffles >= 1
+    assert all(np.array_equal(kept, copy) for kept, copy in handed_out)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_legal_indices_map_shared_and_other_instances(players: int) -> None:
+    """The environments' fast mapping (engine instances found by address) agrees with action_to_int,
+    for the engine's shared instances and for value-equal copies (which take the fallback)."""
+    actions = all_player_actions(players)
+    copies = [copy.copy(action) for action in actions]
+    assert all(other is not action and other == action for other, action in zip(copies, actions, strict=True))
+    for seat in range(players):
+        expected = [action_to_int(action, seat, players) for action in actions]  # type: ignore[arg-type]
+        assert legal_indices(actions, seat, players) == expected  # type: ignore[arg-type]
+        assert legal_indices(copies, seat, players) == expected  # type: ignore[arg-type]

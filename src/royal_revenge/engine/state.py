@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast, overload
 
 from . import events as ev
 from .actions import (
@@ -88,13 +88,19 @@ _WILD_CODE: Final = int(WILD)
 _SETUP: Final = -1  # a colour or victim chosen for the start card, not for a played card
 _BLANK: Final = object()  # the key to GameState(): only the engine's own constructors make blank states
 
-# _PLAYABLE_SETS[key] holds the faces playable on match key ``key`` (see _match_key), so that
-# legal_actions intersects a hand with it in C instead of testing card by card.
-_PLAYABLE_SETS: Final[tuple[frozenset[Card], ...]] = tuple(
-    frozenset(card for card in ALL_CARDS if row[card]) for row in PLAYABLE
-)
-_PLAY_OF: Final = PLAYS.__getitem__
-_PLAY_UNO_OF: Final = PLAYS_UNO.__getitem__
+# The tables and shared actions of the hot paths, as module constants of this module (compiled,
+# they are read directly instead of being looked up among the module's globals at every use).
+_PLAYABLE: Final = PLAYABLE
+_KIND_OF: Final = KIND_OF
+_COLOUR_OF: Final = COLOUR_OF
+_CARD: Final = Card
+_PLAY: Final = Play
+_DRAW_TYPE: Final = Draw
+_KEEP_TYPE: Final = Keep
+_PLAYS: Final = PLAYS
+_PLAYS_UNO: Final = PLAYS_UNO
+_DRAW: Final = DRAW
+_KEEP: Final = KEEP
 # _JESTER_CHOICES[players][king]: the seats a King may make the Jester, as shared actions.
 _JESTER_CHOICES: Final = tuple(
     tuple(tuple(JESTERS[s] for s in range(n) if s != king) for king in range(n)) for n in range(7)
@@ -509,29 +515,45 @@ class GameState:
         if seat == self.decider:
             decision = self.decision
             if decision is TURN:
-                hand = self.hands[seat]
-                key: int = self.discard[-1]
+                # (cards, colours and their codes are int subclasses: cast to int, compiled code
+                # handles them as machine integers)
+                hand = cast("list[int]", self.hands[seat])
+                key = cast(int, self.discard[-1])
                 if key == _WILD_CODE:
                     assert self.active_colour is not None
-                    key += self.active_colour
-                cards = sorted(_PLAYABLE_SETS[key].intersection(hand))
-                actions = list(map(_PLAY_OF, cards))
+                    key += cast(int, self.active_colour)
+                playable = _PLAYABLE[key]
+                cards = [card for card in hand if playable[card]]
+                cards.sort()
+                plays = _PLAYS
+                actions = []
+                previous = -1
+                for card in cards:  # each playable face once, in face order
+                    if card != previous:
+                        actions.append(plays[card])
+                        previous = card
                 if len(hand) == 2:
-                    actions += map(_PLAY_UNO_OF, cards)
-                actions.append(DRAW)
+                    plays = _PLAYS_UNO
+                    previous = -1
+                    for card in cards:
+                        if card != previous:
+                            actions.append(plays[card])
+                            previous = card
+                actions.append(_DRAW)
             elif decision is DRAWN:
                 drawn = self.drawn
                 assert drawn is not None
                 actions = []
-                key = self.discard[-1]
+                key = cast(int, self.discard[-1])
                 if key == _WILD_CODE:
                     assert self.active_colour is not None
-                    key += self.active_colour
-                if PLAYABLE[key][drawn]:
-                    actions.append(PLAYS[drawn])
+                    key += cast(int, self.active_colour)
+                face = cast(int, drawn)
+                if _PLAYABLE[key][face]:
+                    actions.append(_PLAYS[face])
                     if len(self.hands[seat]) == 2:
-                        actions.append(PLAYS_UNO[drawn])
-                actions.append(KEEP)
+                        actions.append(_PLAYS_UNO[face])
+                actions.append(_KEEP)
             elif decision is COLOUR:
                 actions = list(COLOURS)
             elif decision is VICTIM:
@@ -587,12 +609,12 @@ class GameState:
         if self.decision is GAME_OVER:
             raise IllegalActionError("the game is over", "R-SCORE-3")
         # The common actions first, called directly; the others through the table of handlers.
-        if type(action) is Play:
-            self._on_play(who, action)
-        elif type(action) is Draw:
-            self._on_draw(who, action)
-        elif type(action) is Keep:
-            self._on_keep(who, action)
+        if kind is _PLAY:
+            self._on_play(who, cast(Play, action))
+        elif kind is _DRAW_TYPE:
+            self._on_draw(who, cast(Draw, action))
+        elif kind is _KEEP_TYPE:
+            self._on_keep(who, cast(Keep, action))
         else:
             _HANDLERS[kind](self, who, action)
 
@@ -627,8 +649,9 @@ class GameState:
         # reading an annotated field would raise a TypeError first.
         card: object = getattr(action, "card")  # noqa: B009
         uno: object = getattr(action, "uno")  # noqa: B009
-        if type(card) is not Card or type(uno) is not bool:
+        if type(card) is not _CARD or type(uno) is not bool:
             raise IllegalActionError(f"a play needs a Card and a true/false UNO call, not {action!r}", "R-TURN-2")
+        face = cast(int, card)  # the card's code, for the tables (compiled: a machine integer)
         decision = self.decision
         if decision is TURN and seat == self.decider:  # decider is a seat during a turn, so seat is too
             assert seat is not None
@@ -637,11 +660,11 @@ class GameState:
                 index = hand.index(card)
             except ValueError:
                 raise IllegalActionError(f"seat {seat} holds no {card}", "R-TURN-2") from None
-            key: int = self.discard[-1]
+            key = cast(int, self.discard[-1])
             if key == _WILD_CODE:
                 assert self.active_colour is not None
-                key += self.active_colour
-            if not PLAYABLE[key][card]:
+                key += cast(int, self.active_colour)
+            if not _PLAYABLE[key][face]:
                 raise IllegalActionError(f"{card} cannot be played on {self._match_text()}", "R-TURN-1")
         elif decision is DRAWN:
             self._require(seat, DRAWN, "play a card")
@@ -649,7 +672,7 @@ class GameState:
                 raise IllegalActionError(
                     f"after drawing only the drawn card ({self.drawn}) may be played, not {card}", "R-TURN-3"
                 )
-            if not PLAYABLE[self._match_key()][card]:
+            if not _PLAYABLE[self._match_key()][face]:
                 raise IllegalActionError(f"the drawn card {card} does not match {self._match_text()}", "R-TURN-3")
             assert seat is not None
             hand = self.hands[seat]
@@ -677,12 +700,12 @@ class GameState:
                     events.append(ev.UnoCalled(seat))
             else:
                 self.uno_seat = seat
-        kind = KIND_OF[card]
+        kind = _KIND_OF[face]
         if kind is _NUMBER:
-            self.active_colour = COLOUR_OF[card]
+            self.active_colour = _COLOUR_OF[face]
             self._finish_turn(seat, (seat + self.direction) % self.players)
         elif kind is _REVERSE:
-            self.active_colour = COLOUR_OF[card]
+            self.active_colour = _COLOUR_OF[face]
             if self.players == 2 and self.options.two_player_reverse_skips:
                 if events is not None:
                     events.append(ev.Skipped(1 - seat))
@@ -693,18 +716,18 @@ class GameState:
                 events.append(ev.DirectionChanged(self.direction))
             self._finish_turn(seat, (seat + self.direction) % self.players)
         elif kind is _SKIP:
-            self.active_colour = COLOUR_OF[card]
+            self.active_colour = _COLOUR_OF[face]
             skipped = (seat + self.direction) % self.players
             if events is not None:
                 events.append(ev.Skipped(skipped))
             self._finish_turn(seat, (skipped + self.direction) % self.players)
         elif kind is _JESTER:
-            self.active_colour = COLOUR_OF[card]
+            self.active_colour = _COLOUR_OF[face]
             assert self.jester is not None
             self._plus_one(self.jester, seat)
             self._finish_turn(seat, (seat + self.direction) % self.players)
         elif kind is _KINGS_CHOICE:
-            self.active_colour = COLOUR_OF[card]
+            self.active_colour = _COLOUR_OF[face]
             self.resolving = seat
             self.decision = VICTIM
             self.decider = self.king

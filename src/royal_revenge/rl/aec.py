@@ -12,6 +12,7 @@ True
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any, ClassVar, Final
 
 import numpy as np
@@ -21,15 +22,14 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from ..engine import Decision, GameOptions
-from .core import EpisodeKind, RewardKind, Table
+from ..engine import GameOptions
+from .core import DEAD, AECCore, EpisodeKind, RewardKind, Table
 from .encoding import NUM_ACTIONS, OBS_SIZE, observation_high
 
 __all__ = ["RoyalRevengeAEC", "aec_env", "raw_env"]
 
 ObsDict = dict[str, npt.NDArray[Any]]
 _ILLEGAL_MODES: Final = ("raise", "terminate")
-_GAME_OVER: Final = Decision.GAME_OVER
 
 
 def observation_space(options: GameOptions) -> spaces.Dict:
@@ -42,6 +42,15 @@ def observation_space(options: GameOptions) -> spaces.Dict:
             "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
         }
     )
+
+
+def _core_field(name: str) -> property:
+    """A property for the AECCore field ``name`` (read in C through ``attrgetter``)."""
+
+    def set_field(env: RoyalRevengeAEC, value: Any) -> None:
+        setattr(env._core, name, value)
+
+    return property(attrgetter(f"_core.{name}"), set_field)
 
 
 class RoyalRevengeAEC(AECEnv):  # type: ignore[misc]
@@ -69,6 +78,17 @@ class RoyalRevengeAEC(AECEnv):  # type: ignore[misc]
         "is_parallelizable": False,
     }
 
+    # PettingZoo's per-agent state lives in the compiled AECCore (self._core), which the hot path
+    # updates natively; these properties let PettingZoo's helpers and wrappers read, mutate and
+    # replace it as plain attributes.
+    agents = _core_field("agents")
+    rewards = _core_field("rewards")
+    _cumulative_rewards = _core_field("cumulative")
+    terminations = _core_field("terminations")
+    truncations = _core_field("truncations")
+    infos = _core_field("infos")
+    agent_selection = _core_field("selection")
+
     def __init__(
         self,
         players: int | None = None,
@@ -93,20 +113,11 @@ class RoyalRevengeAEC(AECEnv):  # type: ignore[misc]
         )
         n = options.players
         self.possible_agents: list[str] = [f"player_{seat}" for seat in range(n)]
-        self._seat_of: dict[str, int] = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._core = AECCore(self.table, self.possible_agents)
         obs_space = observation_space(self.table.options)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
-        self._zero_rewards: dict[str, float] = dict.fromkeys(self.possible_agents, 0.0)
-        self._rewarded = False
         self._next_seed: int | None = None
-        self.agents: list[str] = []
-        self.rewards: dict[str, float] = {}
-        self._cumulative_rewards: dict[str, float] = {}
-        self.terminations: dict[str, bool] = {}
-        self.truncations: dict[str, bool] = {}
-        self.infos: dict[str, dict[str, Any]] = {}
-        self.agent_selection: str = self.possible_agents[0]
 
     # ------------------------------------------------------------------ spaces
 
@@ -125,66 +136,23 @@ class RoyalRevengeAEC(AECEnv):  # type: ignore[misc]
         elif not hasattr(self, "_np_random"):
             self._np_random = np.random.default_rng()
         game_seed = int(seed) if seed is not None else int(self._np_random.integers(0, 2**63))
-        self.table.reset(game_seed)
-        agents = self.possible_agents
-        self.agents = agents[:]
-        self.rewards = dict(self._zero_rewards)
-        self._cumulative_rewards = dict(self._zero_rewards)
-        self.terminations = dict.fromkeys(agents, False)
-        self.truncations = dict.fromkeys(agents, False)
-        self.infos = {agent: {} for agent in agents}
-        self._rewarded = False
-        self.agent_selection = agents[self.table.selected]
+        self._core.reset(game_seed)
 
     def observe(self, agent: str) -> ObsDict:
-        vector, mask = self.table.observation(self._seat_of[agent])
-        return {"observation": vector, "action_mask": mask}
+        return self._core.observe(agent)
 
     def last(self, observe: bool = True) -> tuple[ObsDict | None, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``: the selected agent's observation, cumulative reward, flags and info."""
-        agent = self.agent_selection
-        if observe:
-            vector, mask = self.table.observation(self._seat_of[agent])
-            observation: ObsDict | None = {"observation": vector, "action_mask": mask}
-        else:
-            observation = None
-        return (
-            observation,
-            self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
-            self.infos[agent],
-        )
+        return self._core.last(observe)
 
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        table = self.table
-        legal = table._legal  # the mask's legal indices, computed by last()/observe() before a step
-        index = action if type(action) is int and legal is not None and action in legal else table.check(action)
-        self._cumulative_rewards[agent] = 0.0
-        if self._rewarded:
-            self.rewards = dict(self._zero_rewards)
-            self._rewarded = False
-        step_rewards = table.step(index)
-        if step_rewards is not None:
-            rewards = self.rewards
-            cumulative = self._cumulative_rewards
-            for name, value in zip(self.possible_agents, step_rewards, strict=True):
-                rewards[name] = value
-                cumulative[name] += value
-            self._rewarded = True
-        if table.state.decision is _GAME_OVER:
-            self.terminations = dict.fromkeys(self.agents, True)
-            self._deads_step_first()
-        elif table.max_steps is not None and table.steps >= table.max_steps:
-            self.truncations = dict.fromkeys(self.agents, True)
-            self._deads_step_first()
-        else:
-            self.agent_selection = self.possible_agents[table.selected]
-        if self.render_mode == "human":
+        done = self._core.step(action)
+        if done:  # not STEPPED
+            if done == DEAD:
+                self._was_dead_step(action)
+                return
+            self._deads_step_first()  # ENDED: the first terminated agent is selected
+        if self.render_mode is not None and self.render_mode == "human":
             self.render()
 
     def render(self) -> str | None:

@@ -20,7 +20,7 @@ Who is selected (docs/rl.md, "Who decides"):
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -34,12 +34,19 @@ from .encoding import (
     decode_table,
     describe_action,
     encode_observation,
-    encode_table,
-    legal_action_ints,
+    legal_indices,
     role_of,
 )
 
-__all__ = ["Table", "EpisodeKind", "RewardKind", "IllegalRLActionError", "round_rewards", "game_rewards"]
+__all__ = [
+    "Table",
+    "AECCore",
+    "EpisodeKind",
+    "RewardKind",
+    "IllegalRLActionError",
+    "round_rewards",
+    "game_rewards",
+]
 
 EpisodeKind = Literal["round", "game"]
 RewardKind = Literal["points", "win"]
@@ -49,6 +56,7 @@ _GAME_OVER: Final = Decision.GAME_OVER
 _ROLE_OF: Final = tuple(role_of(decision) for decision in Decision)  # by value: enums hash slowly
 _NONE: Final = Role.NONE
 _CHANCE: Final = Role.CHANCE
+_NO_LEGAL: Final[list[int]] = []  # (never changed)
 
 
 class IllegalRLActionError(IllegalActionError):
@@ -117,7 +125,6 @@ class Table:
         self.fast_observation = fast_observation
         self._encoder = PublicEncoder()
         self._decode = [decode_table(self.players, seat) for seat in range(self.players)]
-        self._ids = [encode_table(self.players, seat) for seat in range(self.players)]
         self.state = GameState.new(options, seed=0)
         self.selected = 0
         self.chance = False
@@ -160,11 +167,7 @@ class Table:
             if engine is None:
                 state = self.state
                 engine = self._legal_engine = [] if state.decision is _GAME_OVER else state.legal_actions(self.selected)
-            ids = self._ids[self.selected]
-            try:  # the engine lists its shared action instances: map them by identity
-                legal = [ids[id(action)] for action in engine]
-            except KeyError:  # other instances (never, today): map by value
-                legal = legal_action_ints(engine, self.selected, self.players)
+            legal = legal_indices(engine, self.selected, self.players)
             if self.chance:
                 legal.append(PASS)
             self._legal = legal
@@ -177,10 +180,9 @@ class Table:
         """The encoded observation and the action mask of ``seat`` (the environments' hot path)."""
         state = self.state
         decision = state.decision
-        legal: list[int] | tuple[()]
         if decision is _GAME_OVER or seat != self.selected:
             role = _NONE
-            legal = ()
+            legal = _NO_LEGAL
         else:
             role = _CHANCE if self.chance else _ROLE_OF[decision]
             legal = self._legal or self.legal()
@@ -308,3 +310,106 @@ class Table:
         decider = self.state.decider
         if decider is not None:
             self.selected = decider
+
+
+# AECCore.step's answers: what the environment still has to do.
+STEPPED: Final = 0
+"""The step is done."""
+ENDED: Final = 1
+"""The episode ended with this step: PettingZoo's ``_deads_step_first`` is due."""
+DEAD: Final = 2
+"""The selected agent is terminated or truncated: PettingZoo's ``_was_dead_step`` is due (nothing was done)."""
+
+
+class AECCore:
+    """The per-step bookkeeping of :class:`~royal_revenge.rl.aec.RoyalRevengeAEC`, compiled with the table.
+
+    The environment is a PettingZoo ``AECEnv`` subclass and stays interpreted; its ``agents``,
+    ``rewards``, ``_cumulative_rewards``, ``terminations``, ``truncations``, ``infos`` and
+    ``agent_selection`` are properties that read and write the fields here, so that PettingZoo's
+    own helpers and wrappers (which read, mutate or replace them) and the hot path share one copy.
+    ``last``, ``observe`` and ``step`` do the environment's per-step work with the same semantics
+    as PettingZoo's documented pattern: the acting agent's cumulative reward is cleared, the rewards
+    of the previous step are cleared (only when there were any), this step's rewards are set and
+    accumulated, and termination or truncation marks every live agent.
+    """
+
+    def __init__(self, table: Table, agents: list[str]) -> None:
+        self.table = table
+        self.possible_agents = agents
+        self.seat_of = {agent: seat for seat, agent in enumerate(agents)}
+        self.agents: list[str] = []
+        self.rewards: dict[str, Any] = {}
+        self.cumulative: dict[str, Any] = {}
+        self.terminations: dict[str, Any] = {}
+        self.truncations: dict[str, Any] = {}
+        self.infos: dict[str, Any] = {}
+        self.selection: str = agents[0]
+        self.rewarded = False
+
+    def reset(self, seed: int) -> None:
+        table = self.table
+        table.reset(seed)
+        agents = self.possible_agents
+        self.agents = agents[:]
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self.cumulative = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {agent: {} for agent in agents}
+        self.rewarded = False
+        self.selection = agents[table.selected]
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        vector, mask = self.table.observation(self.seat_of[agent])
+        return {"observation": vector, "action_mask": mask}
+
+    def last(self, observe: bool) -> tuple[dict[str, Any] | None, Any, Any, Any, Any]:
+        agent = self.selection
+        observation: dict[str, Any] | None = None
+        if observe:
+            vector, mask = self.table.observation(self.seat_of[agent])
+            observation = {"observation": vector, "action_mask": mask}
+        return (
+            observation,
+            self.cumulative[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
+    def step(self, action: object) -> int:
+        """Apply ``action`` for the selected agent; returns :data:`STEPPED`, :data:`ENDED` or :data:`DEAD`."""
+        agent = self.selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return DEAD
+        table = self.table
+        legal = table._legal  # the mask's legal indices, computed by last()/observe() before a step
+        if type(action) is int and legal is not None and action in legal:
+            index: int = action
+        else:
+            index = table.check(action)
+        cumulative = self.cumulative
+        cumulative[agent] = 0.0
+        if self.rewarded:
+            self.rewards = dict.fromkeys(self.possible_agents, 0.0)
+            self.rewarded = False
+        step_rewards = table.step(index)
+        if step_rewards is not None:
+            rewards = self.rewards
+            names = self.possible_agents
+            for seat in range(len(names)):
+                name = names[seat]
+                value = step_rewards[seat]
+                rewards[name] = value
+                cumulative[name] = cumulative[name] + value
+            self.rewarded = True
+        if table.state.decision is _GAME_OVER:
+            self.terminations = dict.fromkeys(self.agents, True)
+            return ENDED
+        max_steps = table.max_steps
+        if max_steps is not None and table.steps >= max_steps:
+            self.truncations = dict.fromkeys(self.agents, True)
+            return ENDED
+        self.selection = self.possible_agents[table.selected]
+        return STEPPED

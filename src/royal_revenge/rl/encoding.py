@@ -34,7 +34,7 @@ from __future__ import annotations
 import array
 from collections.abc import Iterable
 from enum import IntEnum
-from typing import Final
+from typing import Any, Final, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -45,7 +45,6 @@ from ..engine import (
     KEEP,
     AnyAction,
     CallUno,
-    Card,
     Catch,
     ChooseColour,
     ChooseJester,
@@ -81,6 +80,7 @@ __all__ = [
     "int_to_action",
     "describe_action",
     "legal_action_ints",
+    "legal_indices",
     "action_mask",
     "encode_observation",
     "observation_high",
@@ -225,6 +225,67 @@ def legal_action_ints(legal: Iterable[AnyAction], seat: int, players: int, *, ch
         out.append(index if index is not None else action_to_int(action, seat, players))
     if chance:
         out.append(PASS)
+    return out
+
+
+# Finding the engine's shared action instances by address, without building an int object per
+# lookup: every shared instance a player may take has a code (its position in _SHARED), and a slot
+# (its address, divided by 16, modulo _SLOTS), where _SLOTS is the smallest size at which no two
+# instances share a slot. A lookup checks the slot's instance by identity; anything else (another
+# instance) falls back to action_to_int.
+_SHARED: Final[tuple[AnyAction, ...]] = (
+    *PLAYS,
+    *PLAYS_UNO,
+    DRAW,
+    KEEP,
+    *COLOURS,
+    *VICTIMS,
+    *JESTERS,
+    CALL_UNO,
+    *CATCHES,
+)
+
+
+def _perfect_slots() -> tuple[int, list[AnyAction | None], list[int]]:
+    keys = [id(action) >> 4 for action in _SHARED]  # (objects are 16-byte aligned: distinct keys)
+    size = len(keys)
+    while len({key % size for key in keys}) < len(keys):
+        size += 1
+        if size > 1 << 16:  # (never: a few hundred suffice) no table; every lookup falls back
+            return 1, [None], [0]
+    instances: list[AnyAction | None] = [None] * size
+    codes = [0] * size
+    for code in range(len(keys)):
+        instances[keys[code] % size] = _SHARED[code]
+        codes[keys[code] % size] = code
+    return size, instances, codes
+
+
+_PERFECT: Final = _perfect_slots()
+_SLOTS: Final = _PERFECT[0]
+_SLOT_INSTANCE: Final = _PERFECT[1]
+_SLOT_CODE: Final = _PERFECT[2]
+# _CODE_INDEX[players][seat][code] = the action index of shared instance ``code`` taken by ``seat``
+# (-1: a seat missing at that table size)
+_CODE_INDEX: Final[tuple[tuple[list[int], ...], ...]] = tuple(
+    tuple([_TABLES[players][seat][0].get(id(action), -1) for action in _SHARED] for seat in range(players))
+    if players >= 2
+    else ()
+    for players in range(MAX_SEATS + 1)
+)
+
+
+def legal_indices(legal: list[AnyAction], seat: int, players: int) -> list[int]:
+    """The indices of the engine's legal actions for ``seat`` (the environments' fast path)."""
+    by_code = _CODE_INDEX[players][seat]
+    instances = _SLOT_INSTANCE
+    codes = _SLOT_CODE
+    size = _SLOTS
+    out = []
+    for action in legal:
+        slot = (id(action) >> 4) % size
+        index = by_code[codes[slot]] if instances[slot] is action else -1
+        out.append(index if index >= 0 else action_to_int(action, seat, players))
     return out
 
 
@@ -483,13 +544,109 @@ _FANFARE_QUEUED: Final = Layout.FANFARE_QUEUED
 _TURNS: Final = Layout.TURNS_SINCE_SCEPTER
 _JESTER_FOR_SETUP: Final = Layout.JESTER_FOR_SETUP
 _TURNS_CAP: Final = Layout.TURNS_CAP
-_DISCARD_END: Final = _DISCARD + NUM_FACES
-_NO_DISCARDS: Final = bytes(NUM_FACES)
-_MASK: Final = OBS_SIZE  # the encoder's buffer holds the observation, then the action mask
+_NOWHERE: Final = OBS_SIZE  # a spare slot past the observation: where an absent one-hot field "is"
 _FLOAT32: Final = np.dtype(np.float32)
-_UINT8: Final = np.dtype(np.uint8)
 _INT8: Final = np.dtype(np.int8)
-_add: Final = np.add
+_DISCARD_BYTES: Final = 4 * _DISCARD
+_DISCARD_BYTES_END: Final = 4 * (_DISCARD + NUM_FACES)
+_NO_DISCARDS: Final = bytes(4 * NUM_FACES)
+# The values the encoder writes, boxed once: a write stores one of these objects (no float is
+# created per write). Counts, hand sizes and the draw pile stay below 64; larger values (scores,
+# the turn counter) are converted when written.
+_SMALL: Final = 64
+_FLOATS: Final[tuple[object, ...]] = tuple(float(value) for value in range(_SMALL))
+
+
+# _AT[position] is the position as an object: compiled code would otherwise box every position
+# past 256 into a new int object at every write.
+_AT: Final[tuple[object, ...]] = tuple(range(OBS_SIZE + 1))
+
+
+def _move_one(values: Any, old: int, new: int) -> None:
+    """Move a one-hot field's 1 from ``old`` to ``new`` (either may be :data:`_NOWHERE`: absent)."""
+    if old != _NOWHERE:
+        values[_AT[old]] = _FLOATS[0]
+    if new != _NOWHERE:
+        values[_AT[new]] = _FLOATS[1]
+
+
+def _boxed(value: int) -> object:
+    return _FLOATS[value] if 0 <= value < _SMALL else float(value)
+
+
+class _SeatView:
+    """One observer's encoding as last handed out, kept to be updated in place.
+
+    ``values`` is a float32 ``memoryview`` over the observation (plus the spare slot
+    :data:`_NOWHERE`) and ``array`` the numpy view that is copied out. The other fields record
+    what ``values`` holds: the position of each one-hot field (``_NOWHERE`` when it is absent)
+    and the plain values of the others, so that an update writes only what changed.
+    """
+
+    __slots__ = (
+        "active",
+        "array",
+        "buffer",
+        "current",
+        "dealer",
+        "decider",
+        "direction",
+        "discard_epoch",
+        "discard_seen",
+        "draw_pile",
+        "drawn",
+        "fanfare",
+        "hand",
+        "hand_counts",
+        "jester",
+        "jester_for_setup",
+        "king",
+        "passes",
+        "pending",
+        "resolving",
+        "role",
+        "scepter",
+        "scores",
+        "sizes",
+        "top",
+        "turns",
+        "uno",
+        "values",
+    )
+
+    def __init__(self, players: int) -> None:
+        buffer = self.buffer = bytearray(4 * (OBS_SIZE + 1))
+        self.values: Any = memoryview(buffer).cast("f")  # Any: written with boxed floats (objects)
+        self.array: npt.NDArray[np.float32] = np.frombuffer(buffer, _FLOAT32, OBS_SIZE)
+        values = self.values
+        for rel in range(players):
+            values[_SEATS + rel] = 1.0
+        values[_PLAYERS + players - 2] = 1.0
+        self.hand: list[int] = []
+        self.hand_counts = [0] * NUM_FACES
+        self.sizes = [0] * players
+        self.scores = [0] * players
+        self.discard_epoch = -1
+        self.discard_seen = 0
+        self.top = _NOWHERE
+        self.active = _NOWHERE
+        self.drawn = _NOWHERE
+        self.king = _NOWHERE
+        self.jester = _NOWHERE
+        self.dealer = _NOWHERE
+        self.current = _NOWHERE
+        self.decider = _NOWHERE
+        self.uno = _NOWHERE
+        self.resolving = _NOWHERE
+        self.pending = _NOWHERE
+        self.role = _NOWHERE
+        self.passes = 0
+        self.direction = 0
+        self.draw_pile = 0
+        self.scepter = 0
+        self.fanfare = 0
+        self.turns = 0
+        self.jester_for_setup = 0
 
 
 class PublicEncoder:
@@ -501,152 +658,245 @@ class PublicEncoder:
     ``Observation.of(state, seat)`` copies (the observer's own hand and drawn card, never
     another hand, the draw pile's order, the scepter's schedule or the generator).
 
-    It owns one preallocated ``bytearray`` (the observation's 292 values, then the 124 of the
-    action mask) with two numpy views on it. A step copies in a template (the seats, the table
-    size and the discard counts, which are kept up to date from the discard pile's length
-    rather than recounted), writes the small whole numbers that changed, and hands out fresh
-    arrays with one numpy call each: the ``uint8`` view cast to ``float32`` (or added to the
-    observer's score row, once someone has scored; scores can exceed 255) and a copy of the
-    ``int8`` mask view. Its output equals ``encode_observation(state.observe(seat), role)``;
-    tests/rl check that at every step of random games at every table size, and that hidden
-    information does not change it.
+    It keeps each observer's last encoding (a ``float32`` buffer) and what it holds, and
+    brings it up to date in place: between two observations of the same seat only a few
+    fields change (a card or two in the hand, the top card, hand sizes, the draw pile, new
+    discards, whose counts are kept from the discard pile's length rather than recounted), so
+    only those values are written. The caller gets a fresh copy of the buffer (one numpy call)
+    and a fresh action mask. A new state (another game, or a copy) starts the buffers afresh.
+    Its output equals ``encode_observation(state.observe(seat), role)``; tests/rl check that at
+    every step of random games at every table size, and that hidden information does not
+    change it.
     """
 
     __slots__ = (
-        "_base",
-        "_buf",
+        "_counts",
+        "_delta",
         "_discard",
+        "_discard_epoch",
         "_mask",
-        "_obs",
+        "_mask_buffer",
         "_players",
         "_rels",
-        "_score_rows",
-        "_scores",
         "_seen",
         "_size_slots",
+        "_state",
+        "_views",
     )
 
     def __init__(self) -> None:
-        self._buf = bytearray(OBS_SIZE + NUM_ACTIONS)
-        whole = np.frombuffer(self._buf, _UINT8)
-        self._obs: npt.NDArray[np.uint8] = whole[:OBS_SIZE]
-        self._mask: npt.NDArray[np.int8] = whole[OBS_SIZE:].view(_INT8)
-        self._base = bytearray(OBS_SIZE + NUM_ACTIONS)
+        self._mask_buffer = bytearray(NUM_ACTIONS)
+        self._mask: npt.NDArray[np.int8] = np.frombuffer(self._mask_buffer, _INT8)
+        self._state: GameState | None = None
+        self._players = 0
+        self._views: list[_SeatView] = []
         self._rels: tuple[tuple[int, ...], ...] = ()
         self._size_slots: tuple[tuple[int, ...], ...] = ()
-        self._discard: list[Card] | None = None  # held, so that the identity test below is sound
+        self._discard: list[int] | None = None  # held, so that the identity test below is sound
+        self._discard_epoch = 0
         self._seen = 0
-        self._scores: list[int] = []
-        self._score_rows: list[npt.NDArray[np.float32]] | None = None
-        self._players = 0
+        self._counts = [0] * NUM_FACES  # of each face in the discard pile
+        self._delta = [0] * NUM_FACES  # scratch, all zero between calls
 
-    def _rebuild(self, state: GameState) -> None:
+    def _start(self, state: GameState) -> None:
+        """Encode ``state`` from scratch: new buffers for every seat."""
         n = self._players = state.players
-        base = self._base = bytearray(OBS_SIZE + NUM_ACTIONS)
-        base[_SEATS : _SEATS + n] = b"\x01" * n
-        base[_PLAYERS + n - 2] = 1
+        self._state = state
+        self._views = [_SeatView(n) for _ in range(n)]
         self._rels = _REL[n]
         self._size_slots = tuple(tuple(_H_SIZES + index for index in rel) for rel in _REL[n])
         self._discard = None
-        self._seen = 0
-        self._scores = []
-        self._score_rows = None
-
-    def _sync(self, state: GameState) -> None:
-        """Bring the template up to date: new discards (recounted after a reshuffle or a deal) and scores."""
-        if state.players != self._players:
-            self._rebuild(state)
-        base = self._base
-        discard = state.discard
-        start = self._seen
-        if discard is not self._discard or len(discard) < start:
-            base[_DISCARD:_DISCARD_END] = _NO_DISCARDS
-            self._discard = discard
-            start = 0
-        for position in range(start, len(discard)):
-            base[_DISCARD + discard[position]] += 1
-        self._seen = len(discard)
-        scores = state.scores
-        if scores != self._scores:
-            self._scores = scores[:]
-            if any(scores):
-                rows = []
-                for rel in self._rels:
-                    row = np.zeros(OBS_SIZE, dtype=np.float32)
-                    for seat, index in enumerate(rel):
-                        row[_SCORES + index] = scores[seat]
-                    rows.append(row)
-                self._score_rows = rows
-            else:
-                self._score_rows = None
 
     def encode(self, state: GameState, me: int, role: Role) -> npt.NDArray[np.float32]:
         """``encode_observation(state.observe(me), role)``, from the state's public fields."""
-        return self.encode_with_mask(state, me, role, ())[0]
+        return self.encode_with_mask(state, me, role, [])[0]
 
     def encode_with_mask(
-        self, state: GameState, me: int, role: Role, legal: Iterable[int]
+        self, state: GameState, me: int, role: Role, legal: list[int]
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int8]]:
         """The encoded observation of ``me`` and a fresh mask with ones at the indices ``legal``."""
-        discard = state.discard
-        if discard is not self._discard or len(discard) != self._seen or state.scores != self._scores:
-            self._sync(state)
-        v = self._buf
-        v[:] = self._base
-        hands = state.hands
-        for card in hands[me]:
-            v[card] += 1
+        if state is not self._state or state.players != self._players:
+            self._start(state)
+        # The discard counts, shared by the seats: kept up to date from the pile's length; a new
+        # pile (a reshuffle, a deal) is recounted and starts a new epoch.
+        # (faces, colours, decisions and roles are int subclasses: cast to ``int``, compiled code handles
+        # them as machine integers; an ``int`` variable alone would be narrowed to the subclass again)
+        counts = self._counts
+        discard = cast("list[int]", state.discard)
+        seen = self._seen
+        size = len(discard)
+        if discard is not self._discard or size < seen:
+            for face in range(NUM_FACES):
+                counts[face] = 0
+            for face in discard:
+                counts[face] = counts[face] + 1  # (not +=: compiled, that is a generic in-place add)
+            self._discard = discard
+            self._discard_epoch += 1
+        else:
+            for position in range(seen, size):
+                face = discard[position]
+                counts[face] = counts[face] + 1
+        self._seen = size
+
+        view = self._views[me]
+        v = view.values
+        at = _AT
+        zero = _FLOATS[0]
+        one = _FLOATS[1]
         rel = self._rels[me]
-        v[_TOP + discard[-1]] = 1
+        if view.discard_epoch != self._discard_epoch:  # a new pile: clear the counts, write the few there are
+            view.buffer[_DISCARD_BYTES:_DISCARD_BYTES_END] = _NO_DISCARDS
+            for face in range(NUM_FACES):
+                if counts[face]:
+                    v[at[_DISCARD + face]] = _boxed(counts[face])
+            view.discard_epoch = self._discard_epoch
+        else:
+            for position in range(view.discard_seen, size):
+                face = discard[position]
+                v[at[_DISCARD + face]] = _boxed(counts[face])
+        view.discard_seen = size
+
+        hand = cast("list[int]", state.hands[me])
+        if hand != view.hand:
+            # write the faces whose count changed: old cards count -1, new ones +1
+            delta = self._delta
+            have = view.hand_counts
+            old = view.hand
+            for face in old:
+                delta[face] = delta[face] - 1
+            for face in hand:
+                delta[face] = delta[face] + 1
+            for face in old:
+                change = delta[face]
+                if change:
+                    have[face] = have[face] + change
+                    v[at[face]] = _boxed(have[face])
+                    delta[face] = 0
+            for face in hand:
+                change = delta[face]
+                if change:
+                    have[face] = have[face] + change
+                    v[at[face]] = _boxed(have[face])
+                    delta[face] = 0
+            view.hand = hand[:]
+
+        position = _TOP + discard[-1]
+        if position != view.top:
+            _move_one(v, view.top, position)
+            view.top = position
         active = state.active_colour
+        position = _NOWHERE
         if active is not None:
-            v[_ACTIVE + active] = 1
+            position = _ACTIVE + cast(int, active)
+        if position != view.active:
+            _move_one(v, view.active, position)
+            view.active = position
         decision = state.decision
         decider = state.decider
+        position = _NOWHERE
+        drawn_position = _NOWHERE
         if decider is not None:
-            v[_DECIDER + rel[decider]] = 1
+            position = _DECIDER + rel[decider]
             if decider == me and decision is _DRAWN_DECISION:
                 drawn = state.drawn
                 if drawn is not None:
-                    v[_DRAWN + drawn] = 1
+                    drawn_position = _DRAWN + cast(int, drawn)
+        if position != view.decider:
+            _move_one(v, view.decider, position)
+            view.decider = position
+        if drawn_position != view.drawn:
+            _move_one(v, view.drawn, drawn_position)
+            view.drawn = drawn_position
+
+        hands = state.hands
+        sizes = view.sizes
         slots = self._size_slots[me]
-        for seat in range(len(hands)):  # (an index loop: compiled, it runs without a zip object)
-            v[slots[seat]] = len(hands[seat])
-        v[_KING + rel[state.king]] = 1
+        for seat in range(len(hands)):
+            held = len(hands[seat])
+            if held != sizes[seat]:
+                v[at[slots[seat]]] = _boxed(held)
+                sizes[seat] = held
+        scores = state.scores
+        if scores != view.scores:
+            for seat in range(len(scores)):
+                v[at[_SCORES + rel[seat]]] = _boxed(scores[seat])
+            view.scores = scores[:]
+
+        position = _KING + rel[state.king]
+        if position != view.king:
+            _move_one(v, view.king, position)
+            view.king = position
         jester = state.jester
-        if jester is not None:
-            v[_JESTER + rel[jester]] = 1
-        v[_DEALER + rel[state.dealer]] = 1
-        v[_CURRENT + rel[state.current]] = 1
+        position = _NOWHERE if jester is None else _JESTER + rel[jester]
+        if position != view.jester:
+            _move_one(v, view.jester, position)
+            view.jester = position
+        position = _DEALER + rel[state.dealer]
+        if position != view.dealer:
+            _move_one(v, view.dealer, position)
+            view.dealer = position
+        position = _CURRENT + rel[state.current]
+        if position != view.current:
+            _move_one(v, view.current, position)
+            view.current = position
         uno = state.uno_seat
-        if uno is not None:
-            v[_UNO + rel[uno]] = 1
+        position = _NOWHERE if uno is None else _UNO + rel[uno]
+        if position != view.uno:
+            _move_one(v, view.uno, position)
+            view.uno = position
         passes = state.passes
-        if passes:
+        if passes != view.passes:
             for seat in range(len(hands)):
-                if passes >> seat & 1:
-                    v[_PASSED + rel[seat]] = 1
+                v[at[_PASSED + rel[seat]]] = one if passes >> seat & 1 else zero
+            view.passes = passes
+        position = _NOWHERE
         if decision is _COLOUR_DECISION or decision is _VICTIM_DECISION:
             resolving = state.resolving
-            v[_RESOLVING + (MAX_SEATS if resolving < 0 else rel[resolving])] = 1
-        v[_PENDING + decision] = 1
-        v[_ROLE + role] = 1
-        turns = state.turns_since_scepter
-        if state.direction > 0:
-            v[_DIRECTION] = 1
-        v[_DRAW_PILE] = len(state.draw_pile)
-        if state.scepter_running:
-            v[_SCEPTER_RUNNING] = 1
-        if state.fanfare_queued:
-            v[_FANFARE_QUEUED] = 1
-        if turns < 256:
-            v[_TURNS] = turns
-        if state.jester_for_setup:
-            v[_JESTER_FOR_SETUP] = 1
+            position = _RESOLVING + (MAX_SEATS if resolving < 0 else rel[resolving])
+        if position != view.resolving:
+            _move_one(v, view.resolving, position)
+            view.resolving = position
+        position = _PENDING + cast(int, decision)
+        if position != view.pending:
+            _move_one(v, view.pending, position)
+            view.pending = position
+        position = _ROLE + cast(int, role)
+        if position != view.role:
+            _move_one(v, view.role, position)
+            view.role = position
+
+        value = 1 if state.direction > 0 else 0
+        if value != view.direction:
+            v[at[_DIRECTION]] = _boxed(value)
+            view.direction = value
+        value = len(state.draw_pile)
+        if value != view.draw_pile:
+            v[at[_DRAW_PILE]] = _boxed(value)
+            view.draw_pile = value
+        value = 1 if state.scepter_running else 0
+        if value != view.scepter:
+            v[at[_SCEPTER_RUNNING]] = _boxed(value)
+            view.scepter = value
+        value = 1 if state.fanfare_queued else 0
+        if value != view.fanfare:
+            v[at[_FANFARE_QUEUED]] = _boxed(value)
+            view.fanfare = value
+        value = state.turns_since_scepter
+        if value > _TURNS_CAP:
+            value = _TURNS_CAP
+        if value != view.turns:
+            v[at[_TURNS]] = _boxed(value)
+            view.turns = value
+        value = 1 if state.jester_for_setup else 0
+        if value != view.jester_for_setup:
+            v[at[_JESTER_FOR_SETUP]] = _boxed(value)
+            view.jester_for_setup = value
+
+        out: npt.NDArray[np.float32] = view.array.copy()
+        mask = self._mask_buffer  # all zero between calls
         for index in legal:
-            v[_MASK + index] = 1
-        rows = self._score_rows
-        out: npt.NDArray[np.float32] = self._obs.astype(_FLOAT32) if rows is None else _add(self._obs, rows[me])
-        if turns >= 256:
-            out[_TURNS] = turns if turns < _TURNS_CAP else _TURNS_CAP
-        return out, self._mask.copy()
+            mask[index] = 1
+        legal_mask: npt.NDArray[np.int8] = self._mask.copy()
+        for index in legal:
+            mask[index] = 0
+        return out, legal_mask

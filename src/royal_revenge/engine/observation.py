@@ -24,7 +24,7 @@ from .cards import FULL_DECK, Card, Colour
 from .options import GameOptions
 from .state import DRAWN, Decision, GameState, Outcome, Pending, RoundResult
 
-__all__ = ["Observation", "observation_json"]
+__all__ = ["Observation", "observation_json", "own_json"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,13 +259,26 @@ def observation_json(
             data["last_round"] = copy.deepcopy(data["last_round"])
             data["outcome"] = copy.deepcopy(data["outcome"])
     if seat is not None:
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
-            raise ValueError(f"there is no seat {seat!r} at a table of {state.players}")
-        data["seat"] = seat
-        data["hand"] = [str(card) for card in state.hands[seat]]
-        if state.decision is DRAWN and state.decider == seat and state.drawn is not None:
-            data["drawn"] = str(state.drawn)
+        data.update(own_json(state, seat))
     return data
+
+
+def own_json(state: GameState, seat: int | None) -> dict[str, Any]:
+    """The keys of ``observation_json(state, seat)`` that differ from seat to seat: ``seat``, ``hand`` and
+    ``drawn`` (the card ``seat`` just drew, while it decides on it). A spectator's are ``None``, ``[]``, ``None``.
+
+    >>> from royal_revenge.engine import GameState, GameOptions
+    >>> state = GameState.new(GameOptions(players=3), seed=4)
+    >>> observation_json(state, 2) == {**observation_json(state, None), **own_json(state, 2)}
+    True
+    """
+    if seat is None:
+        return {"seat": None, "hand": [], "drawn": None}
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
+        raise ValueError(f"there is no seat {seat!r} at a table of {state.players}")
+    drawn = state.drawn if state.decision is DRAWN and state.decider == seat else None
+    return {"seat": seat, "hand": [str(card) for card in state.hands[seat]],
+            "drawn": str(drawn) if drawn is not None else None}
 
 
 def _public_json(state: GameState) -> dict[str, Any]:

@@ -194,8 +194,9 @@ class Store:
                 await engine.dispose()
                 raise StoreError(f"cannot open the database {self._sqlite_file}: {error}") from None
             self._checkpointer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="store-checkpoint")
-        self._queue = asyncio.Queue()
-        self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
+        if self._sqlite is None:  # (a SQLite file commits on the loop: no writer task)
+            self._queue = asyncio.Queue()
+            self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
 
     async def close(self) -> None:
         if self._writer is not None:
@@ -223,7 +224,6 @@ class Store:
     async def save(self, code: str, data: dict[str, Any], phase: str, at: float,
                    moves: Sequence[tuple[int, int, LoggedMove]] = (), reset_game: int | None = None) -> None:
         """Write a table's row and its new moves ``(game_no, seq, move)`` in one commit; returns once durable."""
-        assert self._queue is not None
         loop = asyncio.get_running_loop()
         write = _Write((code, _encode_json(data).decode(), phase, at), [(code, g, s, m) for g, s, m in moves],
                        (code, reset_game) if reset_game is not None else None, loop.create_future())
@@ -233,6 +233,7 @@ class Store:
                 self._commit_scheduled = True
                 loop.call_soon(self._commit_sqlite)
         else:
+            assert self._queue is not None
             await self._queue.put(write)
         await write.done
 

@@ -43,6 +43,7 @@ from ..engine import (
     RoyalRevengeError,
     Scoring,
     observation_json,
+    own_json,
 )
 from ..engine import events as ev
 from ..narration import describe_event
@@ -744,12 +745,9 @@ class Table:
 
     def own_game_view(self, seat: int | None) -> dict[str, Any]:
         """The game's keys that differ from seat to seat: ``seat``, ``hand`` and ``drawn`` (a fresh dict)."""
-        if seat is None or self.game is None:
+        if self.game is None:
             return {"seat": None, "hand": [], "drawn": None}
-        state = self.game.state
-        drawn = state.drawn if state.decision is Decision.DRAWN and state.decider == seat else None
-        return {"seat": seat, "hand": [str(card) for card in state.hands[seat]],
-                "drawn": str(drawn) if drawn is not None else None}
+        return own_json(self.game.state, seat)
 
     def legal_view(self, seat: int | None) -> list[dict[str, Any]]:
         """The actions ``seat`` may take now, as JSON (none for a spectator or between games)."""

@@ -13,6 +13,7 @@ from .cards import Card, Colour
 
 __all__ = [
     "hides",
+    "private_to",
     "DealerDrawn",
     "RoundStarted",
     "Played",
@@ -169,6 +170,16 @@ Event: TypeAlias = (
     | DirectionChanged | Skipped | UnoCalled | Caught | Reshuffled | FanfareSounded | CrownPassed
     | TurnStarted | RoundEnded | GameEnded
 )
+
+
+def private_to(event: Event) -> int | None:
+    """The one seat that sees ``event`` whole while everyone else sees it redacted (the drawer of a draw
+    with its cards), or ``None`` if everyone sees it alike.
+
+    >>> private_to(Drew(seat=2, count=1, reason="turn", cards=(Card.parse("R7"),))), private_to(TurnStarted(1))
+    (2, None)
+    """
+    return event.seat if isinstance(event, Drew) and event.cards is not None else None
 
 
 def hides(event: Event, seat: int | None) -> TypeGuard[Drew]:

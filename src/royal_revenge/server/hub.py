@@ -32,10 +32,6 @@ __all__ = ["Clock", "SystemClock", "FakeClock", "Hub", "Subscriber"]
 
 log = logging.getLogger("royal_revenge.server")
 
-_encode_json = msgspec.json.Encoder().encode
-"""Compact JSON, as ``json.dumps(..., separators=(",", ":"))`` but about ten times faster (views are the hot path)."""
-
-
 @dataclass(eq=False)
 class Subscriber:
     """One connection watching a table: its seat (``None`` for spectators) and its outgoing queue."""
@@ -236,22 +232,24 @@ class Hub:
                         await self._commit(live)
 
     def _broadcast(self, live: _Live) -> None:
-        views: dict[tuple[Any, ...], str] = {}
+        frames = _Frames(live.table, self.clock.now())
         for subscriber in live.subscribers:
-            self._send_view(live, subscriber, views)
+            self._send_view(live, subscriber, frames)
 
-    def _send_view(self, live: _Live, subscriber: Subscriber, cache: dict[Any, Any] | None = None) -> None:
-        """Queue ``subscriber``'s view: whole on a new basis, else only what changed since its last one.
+    def _send_view(self, live: _Live, subscriber: Subscriber, frames: _Frames | None = None) -> None:
+        """Queue ``subscriber``'s state: whole on a new basis, else only what changed since its last one.
 
         A partial view (``"full": false``, docs/protocol.md) holds only the keys whose values
         changed since this connection's previous state, ``game`` likewise only its changed
         keys, and ``log`` only the entries after the last ones sent (``log_from`` says where the
-        table's log window now starts). The changes to the part of the view that every seat
-        shares are worked out once per broadcast (``cache``); only each seat's own keys (its
-        hand, legal actions and log) are compared seat by seat.
+        table's log window now starts). Within a broadcast (``frames``) the parts every seat
+        shares are worked out and encoded once, and only each seat's own keys (its hand, legal
+        actions and log) seat by seat: a frame is spliced together from encoded parts.
         """
         table = live.table
-        if subscriber.last_version == table.version and cache is not None:
+        if frames is None:
+            frames = _Frames(table, self.clock.now())
+        elif subscriber.last_version == table.version:
             return
         if (subscriber.seat is not None and subscriber.token is not None
                 and subscriber.seats_checked != table.seats_generation):
@@ -262,58 +260,20 @@ class Hub:
                 subscriber.send(error_message("kicked", "you no longer hold a seat at this table; you are watching"))
         seat = subscriber.seat
         basis = (seat, table.phase, table.game_no)
-        shared = table.shared_view()
-        before = subscriber.shared
-        full = subscriber.basis != basis or before is None
-        log_after = 0 if full else subscriber.log_after
-        key = (seat, full, log_after, subscriber.last_version)
+        shared = frames.shared
         ack, subscriber.ack = subscriber.ack, None
-        text = cache.get(key) if cache is not None and ack is None else None
-        own_game: dict[str, Any] | None = None
-        legal: list[dict[str, Any]] | None = None
-        if text is None:
-            in_game = "game" in shared
-            if in_game:
-                own_game, legal = table.own_game_view(seat), table.legal_view(seat)
-            log_entries = table.log_view(seat, log_after)
-            if full or before is None:
-                view = shared.copy()
-                view["you"] = seat
-                if in_game:
-                    view["game"] = {**shared["game"], **(own_game or {})}
-                    view["legal"] = legal
-            else:
-                changed = cache.get(id(before)) if cache is not None else None
-                if changed is None:
-                    changed = _changes(before, shared)
-                    if cache is not None:
-                        cache[id(before)] = changed  # (every subscriber's ``before`` is alive: ids are unique)
-                view = changed.copy()
-                if in_game:
-                    assert own_game is not None and legal is not None
-                    sent_game = subscriber.own_game or {}
-                    mine = {name: value for name, value in own_game.items() if sent_game.get(name, _ABSENT) != value}
-                    if mine:
-                        view["game"] = {**view["game"], **mine} if "game" in view else mine
-                    if legal != subscriber.legal:
-                        view["legal"] = legal
-            view["log"] = log_entries
-            message: dict[str, Any] = {"type": "state", "version": table.version, "server_time": self.clock.now(),
-                                       "full": full, "view": view}
-            if not full:
-                message["log_from"] = table.log[0][0] if table.log else 0
-            if ack is not None:
-                message["ack"] = ack
-            text = _encode_json(message).decode()
-            if cache is not None and ack is None:
-                cache[key] = text
-        elif "game" in shared:
-            own_game, legal = table.own_game_view(seat), table.legal_view(seat)
+        in_game = "game" in shared
+        own_game = table.own_game_view(seat) if in_game else None
+        legal = table.legal_view(seat) if in_game else None
+        if subscriber.basis != basis or subscriber.shared is None:
+            text = frames.full(seat, own_game, legal, ack)
+        else:
+            text = frames.partial(subscriber, own_game, legal, ack)
         subscriber.last_version = table.version
         subscriber.basis = basis
         subscriber.shared = shared
         subscriber.own_game, subscriber.legal = own_game, legal
-        subscriber.log_after = table.log[-1][0] if table.log else 0
+        subscriber.log_after = frames.log_after
         subscriber.send(text)
 
     # ------------------------------------------------------------------ clocks
@@ -405,27 +365,113 @@ class Hub:
 
 
 _ABSENT: Any = object()
+_encode_json = msgspec.json.Encoder().encode
+"""Compact JSON, as ``json.dumps(..., separators=(",", ":"))`` but about ten times faster (frames are the hot path)."""
 
 
-def _changes(sent: dict[str, Any] | None, view: dict[str, Any]) -> dict[str, Any]:
-    """The keys of ``view`` whose values differ from ``sent``'s, one level deep into ``game``."""
-    if sent is None:
-        return view
-    changed: dict[str, Any] = {}
+class _Frames:
+    """One version of a table, turned into state frames: what every connection's frame shares is built once.
+
+    A partial frame is spliced together from encoded parts: the changes to the shared view since
+    a connection's last state (the same for every connection that had the same last state), the
+    seat's own changed game keys and legal actions, and the new log entries (the same for every
+    seat that sees them as a spectator does).
+    """
+
+    __slots__ = ("_head", "_log_from", "_logs", "_private", "_shared_parts", "log_after", "now", "shared", "table",
+                 "version")
+
+    def __init__(self, table: Table, now: float) -> None:
+        self.table = table
+        self.shared = table.shared_view()
+        self.now = now
+        self.version = table.version
+        log = table.log
+        self.log_after = log[-1][0] if log else 0
+        """The newest log entry number: every connection holds the log up to it once its frame is sent."""
+        self._log_from = log[0][0] if log else 0
+        self._head: bytes | None = None
+        self._shared_parts: dict[int, tuple[bytes, bytes]] = {}
+        self._logs: dict[tuple[int, int | None], bytes] = {}
+        self._private: dict[int, set[int]] = {}
+
+    def full(self, seat: int | None, own_game: dict[str, Any] | None, legal: list[dict[str, Any]] | None,
+             ack: str | None) -> str:
+        """The whole view for ``seat``."""
+        shared = self.shared
+        view = shared.copy()
+        view["you"] = seat
+        if own_game is not None:
+            view["game"] = {**shared["game"], **own_game}
+            view["legal"] = legal
+        view["log"] = self.table.log_view(seat, 0)
+        message: dict[str, Any] = {"type": "state", "version": self.version, "server_time": self.now,
+                                   "full": True, "view": view}
+        if ack is not None:
+            message["ack"] = ack
+        return _encode_json(message).decode()
+
+    def partial(self, subscriber: Subscriber, own_game: dict[str, Any] | None,
+                legal: list[dict[str, Any]] | None, ack: str | None) -> str:
+        """What changed for ``subscriber`` since its last state (``shared``, ``own_game``, ``legal``, ``log_after``)."""
+        before = subscriber.shared
+        assert before is not None
+        parts = self._shared_parts.get(id(before))  # (every subscriber's ``before`` is alive: ids are unique)
+        if parts is None:
+            parts = self._shared_parts[id(before)] = _shared_changes(before, self.shared)
+        top, game = parts
+        members = [top] if top else []
+        if own_game is not None:
+            sent = subscriber.own_game or {}
+            mine = {name: value for name, value in own_game.items() if sent.get(name, _ABSENT) != value}
+            if mine:
+                own = _encode_json(mine)[1:-1]
+                game = game + b"," + own if game else own
+            if legal != subscriber.legal:
+                members.append(b'"legal":' + _encode_json(legal))
+        if game:
+            members.append(b'"game":{' + game + b"}")
+        members.append(b'"log":' + self._log(subscriber.seat, subscriber.log_after))
+        tail = b'},"ack":' + _encode_json(ack) + b"}" if ack is not None else b"}}"
+        return (self._frame_head() + b",".join(members) + tail).decode()
+
+    def _frame_head(self) -> bytes:
+        head = self._head
+        if head is None:
+            head = self._head = _encode_json({"type": "state", "version": self.version, "server_time": self.now,
+                                              "full": False, "log_from": self._log_from})[:-1] + b',"view":{'
+        return head
+
+    def _log(self, seat: int | None, log_after: int) -> bytes:
+        """The log entries after ``log_after`` as ``seat`` sees them, encoded (one encoding for every seat that
+        sees them as a spectator does)."""
+        private = self._private.get(log_after)
+        if private is None:
+            private = self._private[log_after] = self.table.log_private_seats(log_after)
+        key = (log_after, seat if seat in private else None)
+        text = self._logs.get(key)
+        if text is None:
+            text = self._logs[key] = _encode_json(self.table.log_view(key[1], log_after))
+        return text
+
+
+def _shared_changes(sent: dict[str, Any], view: dict[str, Any]) -> tuple[bytes, bytes]:
+    """The keys of ``view`` whose values differ from ``sent``'s, encoded as the inside of a JSON object: the
+    top-level ones but ``game``, and ``game``'s own changed keys (one level deep)."""
+    top: dict[str, Any] = {}
+    game: dict[str, Any] = {}
     for name, value in view.items():
         if name == "game":
-            before = sent.get("game")
-            if before is None:
-                changed[name] = value
+            previous_game = sent.get("game")
+            if previous_game is None:
+                game = value
             else:
-                game = {key: item for key, item in value.items() if before.get(key, _ABSENT) != item}
-                if game:
-                    changed[name] = game
+                game = {key: item for key, item in value.items() if previous_game.get(key, _ABSENT) != item}
         else:
             previous = sent.get(name, _ABSENT)
             if value is not previous and previous != value:  # (the cached parts are often the very same objects)
-                changed[name] = value
-    return changed
+                top[name] = value
+    return _encode_json(top)[1:-1], _encode_json(game)[1:-1] if game else b""
 
 
 def _holds(table: Table, subscriber: Subscriber) -> bool:

@@ -764,14 +764,23 @@ class Table:
                 for cache in self._narrated:
                     cache.clear()  # a seat's name changed (or the cache grew): narrate afresh
                 self._narrated_names = names
-        log = self.log
-        # Entries are numbered consecutively: skip the ones already sent without looking at them.
-        skip = min(len(log), max(0, log_after - log[0][0] + 1)) if log else 0
         return [
             entry
-            for number, event in itertools.islice(log, skip, None)
+            for number, event in itertools.islice(self.log, self._log_skip(log_after), None)
             if (entry := self._log_entry(number, event, seat)) is not None
         ]
+
+    def log_private_seats(self, log_after: int = 0) -> set[int]:
+        """The seats that see some log entry numbered above ``log_after`` otherwise than a spectator does (their
+        own draw, with its cards): every other seat's :meth:`log_view` is the spectator's, entry for entry."""
+        return {seat for _, event in itertools.islice(self.log, self._log_skip(log_after), None)
+                if (seat := ev.private_to(event)) is not None}
+
+    def _log_skip(self, log_after: int) -> int:
+        """How many entries of the log window are numbered ``log_after`` or below."""
+        log = self.log
+        # Entries are numbered consecutively: skip the ones already sent without looking at them.
+        return min(len(log), max(0, log_after - log[0][0] + 1)) if log else 0
 
     def _seats_changed(self) -> None:
         """Every change to a seat calls this: the seats' JSON is built again only after one (not after every move)."""

@@ -81,19 +81,31 @@ async def test_the_log_is_checkpointed_off_the_event_loop_while_moves_go_on(
     monkeypatch.setattr(store_module, "_CHECKPOINT_EVERY", 10)
     path = tmp_path / "tables.db"
     store = await Store.connect(f"sqlite+aiosqlite:///{path}")
+    started = 0
+    original = store_module.Store._checkpoint
+
+    def counting(self: Store) -> None:
+        nonlocal started
+        started += 1
+        original(self)
+
+    monkeypatch.setattr(store_module.Store, "_checkpoint", counting)
     try:
         for seq in range(200):
             await store.save("A", row("A"), "playing", float(seq), [(1, seq, move(f"{seq % 4} draw"))])
         assert store._checkpointer is not None
         store._checkpointer.submit(lambda: None).result()  # wait for the last checkpoint
         assert not store._checkpoint_running
+        assert 2 <= started <= 20  # (every 10 moves, but one is skipped while the previous one runs)
+        store._checkpoint()  # one more, now that the moves have stopped, to check where they end up
+        store._checkpointer.submit(lambda: None).result()
         # Checkpointed moves are in the database's main file: a reader that ignores the log (immutable) sees them.
         reader = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
         try:
             (count,) = reader.execute("SELECT count(*) FROM rr_moves").fetchone()
         finally:
             reader.close()
-        assert 100 < count <= 200  # (a checkpoint is skipped while the previous one runs)
+        assert count == 200
     finally:
         await store.close()
     reopened = await Store.connect(f"sqlite+aiosqlite:///{path}")
@@ -115,4 +127,111 @@ async def test_other_urls_commit_through_the_writer_task(tmp_path: Path) -> None
             found = await store.load_table(f"T{index}")
             assert found is not None and [m.move for m in found[1]] == [f"{index} draw"]
     finally:
+        await store.close()
+
+
+def _version_1_database(path: Path) -> None:
+    """A database as schema version 1 wrote it: moves without their version."""
+    connection = sqlite3.connect(path)
+    connection.executescript("""
+        CREATE TABLE rr_meta (key VARCHAR(64) NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE rr_tables (code VARCHAR(16) NOT NULL PRIMARY KEY, data TEXT NOT NULL,
+                                phase VARCHAR(16) NOT NULL, updated_at FLOAT NOT NULL);
+        CREATE INDEX ix_rr_tables_phase ON rr_tables (phase);
+        CREATE TABLE rr_moves (code VARCHAR(16) NOT NULL, game_no INTEGER NOT NULL, seq INTEGER NOT NULL,
+                               move VARCHAR(64) NOT NULL, by VARCHAR(16) NOT NULL, client_id VARCHAR(64),
+                               at FLOAT NOT NULL, PRIMARY KEY (code, game_no, seq),
+                               FOREIGN KEY(code) REFERENCES rr_tables (code) ON DELETE CASCADE);
+        INSERT INTO rr_meta VALUES ('schema_version', '1');
+        INSERT INTO rr_tables VALUES ('OLD1', '{"code": "OLD1", "game_no": 1}', 'playing', 1.0);
+        INSERT INTO rr_moves VALUES ('OLD1', 1, 0, '0:draw', 'player', 'a-1', 2.0);
+    """)
+    connection.commit()
+    connection.close()
+
+
+@pytest.mark.anyio
+async def test_a_version_1_database_is_migrated_on_start_and_keeps_its_moves(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    _version_1_database(path)
+    store = await Store.connect(f"sqlite+aiosqlite:///{path}")
+    try:
+        found = await store.load_table("OLD1")
+        assert found is not None
+        assert found[1] == [LoggedMove("0:draw", "player", "a-1", 2.0, None)]
+        await store.save("OLD1", None, "playing", 3.0, [(1, 1, LoggedMove("1:draw", "player", None, 3.0, 7))])
+        found = await store.load_table("OLD1")
+        assert found is not None and [m.version for m in found[1]] == [None, 7]
+    finally:
+        await store.close()
+    connection = sqlite3.connect(path)
+    assert connection.execute("SELECT value FROM rr_meta WHERE key = 'schema_version'").fetchone() == (
+        str(store_module.SCHEMA_VERSION),)
+    connection.close()
+    reopened = await Store.connect(f"sqlite+aiosqlite:///{path}")  # (migrated once: a second start changes nothing)
+    await reopened.close()
+
+
+@pytest.mark.anyio
+async def test_a_row_left_as_it_was_still_restores_the_table_exactly(tmp_path: Path) -> None:
+    """Moves that change nothing but the game do not rewrite the table's row; the moves carry the versions, so a
+    table restored from the database is the very table in memory: views, version, clocks and idempotency ids."""
+    import random
+
+    from royal_revenge.clock import FakeClock
+    from royal_revenge.server.hub import Hub, Subscriber
+    from royal_revenge.session import Table, TableSettings
+
+    store = await Store.connect(f"sqlite+aiosqlite:///{tmp_path / 'tables.db'}")
+    rows = 0
+    original = store.save
+
+    async def counting(code: str, data: dict[str, object] | None, *args: object, **kwargs: object) -> None:
+        nonlocal rows
+        rows += data is not None
+        await original(code, data, *args, **kwargs)  # type: ignore[arg-type]
+
+    store.save = counting  # type: ignore[method-assign]
+    clock = FakeClock()
+    hub = Hub(store, clock)
+    await hub.start()
+    try:
+        table, host, token = await hub.create(TableSettings(players=3, single_round=True), "Ann", 30)
+        tokens = {host: token}
+        for name in ("Bob", "Cy"):
+            seat, joined = await hub.change(table.code, lambda t, now, n=name: t.join(n, 30, now))
+            tokens[seat] = joined
+        for seat, held in tokens.items():
+            await hub.subscribe(table.code, Subscriber(seat, lambda text: None, token=held))
+        await hub.change(table.code, lambda t, now: t.start(token, now))
+        rng = random.Random(3)
+        rows_at_start, moves = rows, 0
+        for number in range(60):
+            live = hub._live[table.code]
+            if live.table.phase.value != "playing":
+                break
+            state = live.table.game.state  # type: ignore[union-attr]
+            seat = state.decider
+            action = rng.choice(live.table.legal_view(seat))
+            await hub.change(table.code, lambda t, now, s=seat, a=action, n=number: t.act(tokens[s], a, now,
+                                                                                        client_id=f"a-{n}"))
+            moves += 1
+            clock.time += 0.1  # (no clock comes due: the scepter is 45 s or more away)
+            found = await store.load_table(table.code)
+            assert found is not None
+            restored = Table.from_json(found[0], found[1], clock.now())
+            assert restored.version == live.table.version
+            assert restored.deadlines.scepter == live.table.deadlines.scepter
+            for viewer in (None, *tokens):
+                mine, theirs = restored.view(viewer), live.table.view(viewer)
+                for view in (mine, theirs):
+                    view["seats"] = [{**seat, "connected": None} for seat in view["seats"]]
+                    view.pop("decision_deadline", None)
+                assert mine == theirs, viewer
+            # A resent id is recognised after a restore, with the version it first produced.
+            assert restored.act(tokens[seat], action, clock.now(), client_id=f"a-{number}") == live.table.moves[-1].version
+        assert moves >= 20
+        assert rows - rows_at_start < moves / 2, (rows - rows_at_start, moves)  # most moves left the row alone
+    finally:
+        await hub.stop()
         await store.close()

@@ -29,6 +29,7 @@ __all__ = [
     "Kind",
     "Card",
     "ALL_CARDS",
+    "CARD_TEXT",
     "FULL_DECK",
     "WILD",
     "NUM_FACES",
@@ -114,6 +115,10 @@ _TEXT: Final[tuple[str, ...]] = tuple(
     + (str(code % 12 + 1) if code % 12 < 8 else _SYMBOL_LETTERS[code % 12 - 8])
     for code in range(NUM_FACES)
 )
+
+CARD_TEXT: Final = _TEXT
+"""The notation of every face, indexed by its code: ``CARD_TEXT[card] == str(card)``, without a method call
+(views list many cards)."""
 
 
 class Card(int):

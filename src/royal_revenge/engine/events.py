@@ -6,7 +6,7 @@ for everyone but the drawer, so that events can be sent to any player.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeAlias, TypeGuard
 
 from .cards import Card, Colour
@@ -189,4 +189,4 @@ def hides(event: Event, seat: int | None) -> TypeGuard[Drew]:
 
 def redact(events: list[Event], seat: int | None) -> list[Event]:
     """The events as ``seat`` may see them (``None``: a spectator): other players' draws lose their cards."""
-    return [replace(event, cards=None) if hides(event, seat) else event for event in events]
+    return [Drew(event.seat, event.count, event.reason, None) if hides(event, seat) else event for event in events]

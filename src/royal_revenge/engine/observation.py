@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .cards import FULL_DECK, Card, Colour
+from .cards import CARD_TEXT, FULL_DECK, Card, Colour
 from .options import GameOptions
 from .state import DRAWN, Decision, GameState, Outcome, Pending, RoundResult
 
@@ -196,9 +196,9 @@ def _json(
         "options": source.options.to_json(),
         "round_no": source.round_no,
         "dealer": source.dealer,
-        "hand": [str(card) for card in hand],
-        "discard_pile": [str(card) for card in discard],
-        "top": str(discard[-1]),
+        "hand": [CARD_TEXT[card] for card in hand],
+        "discard_pile": [CARD_TEXT[card] for card in discard],
+        "top": CARD_TEXT[discard[-1]],
         "active_colour": colour.letter if colour is not None else None,
         "draw_pile_size": draw_pile_size,
         "hand_sizes": list(hand_sizes),
@@ -277,8 +277,8 @@ def own_json(state: GameState, seat: int | None) -> dict[str, Any]:
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
         raise ValueError(f"there is no seat {seat!r} at a table of {state.players}")
     drawn = state.drawn if state.decision is DRAWN and state.decider == seat else None
-    return {"seat": seat, "hand": [str(card) for card in state.hands[seat]],
-            "drawn": str(drawn) if drawn is not None else None}
+    return {"seat": seat, "hand": [CARD_TEXT[card] for card in state.hands[seat]],
+            "drawn": CARD_TEXT[drawn] if drawn is not None else None}
 
 
 def _public_json(state: GameState) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import heapq
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +51,7 @@ class Subscriber:
     """The shared view (``Table.shared_view``) as of the last state sent: what the next partial one leaves out."""
     own_game: dict[str, Any] | None = None
     """This seat's own game keys as last sent (``Table.own_game_view``)."""
-    legal: list[dict[str, Any]] | None = None
+    legal: list[AnyAction] | None = None
     """This seat's legal actions as last sent."""
     seats_checked: int = -1
     """The table's ``seats_generation`` at which this connection's token was last found to hold its seat."""
@@ -70,6 +70,8 @@ class _Live:
     subscribers: list[Subscriber] = field(default_factory=list)
     saved_moves: int = 0
     saved_game: int = 0
+    saved_row: tuple[tuple[Any, ...], int] | None = None
+    """``Table.row_key`` and the version when the table's row was last written (None: write it next time)."""
     thinking: asyncio.Task[None] | None = None
     """A searching bot's move being worked out in a worker thread: the table's clocks wait for it."""
 
@@ -188,7 +190,7 @@ class Hub:
             found = await self.store.load_table(live.table.code)
             if found is not None:
                 live.table = Table.from_json(found[0], found[1], self.clock.now(), agent_factory=self.agent_factory)
-                live.saved_moves, live.saved_game = len(live.table.moves), live.table.game_no
+                live.saved_moves, live.saved_game, live.saved_row = len(live.table.moves), live.table.game_no, None
             raise TableError("storage", "the move could not be saved; please try again") from None
         self._arm(live.table)
         self._broadcast(live)
@@ -198,8 +200,15 @@ class Hub:
         if table.game_no != live.saved_game:
             live.saved_game, live.saved_moves = table.game_no, 0
         new = [(table.game_no, seq, move) for seq, move in enumerate(table.moves[live.saved_moves:], live.saved_moves)]
-        await self.store.save(table.code, table.to_json(), table.phase.value, self.clock.now(), new)
+        key = table.row_key()
+        saved = live.saved_row
+        # A move that changes nothing but the game needs only its own row: the moves bring the game and the version
+        # back (Table.row_key); the table's row is written when anything else changed.
+        rewrite = saved is None or saved[0] != key or table.version - saved[1] != len(new)
+        await self.store.save(table.code, table.to_json() if rewrite else None, table.phase.value, self.clock.now(),
+                              new)
         live.saved_moves = len(table.moves)
+        live.saved_row = (key, table.version)
 
     # ------------------------------------------------------------------ subscribers
 
@@ -264,7 +273,7 @@ class Hub:
         ack, subscriber.ack = subscriber.ack, None
         in_game = "game" in shared
         own_game = table.own_game_view(seat) if in_game else None
-        legal = table.legal_view(seat) if in_game else None
+        legal = table.legal_actions(seat) if in_game else None
         if subscriber.basis != basis or subscriber.shared is None:
             text = frames.full(seat, own_game, legal, ack)
         else:
@@ -395,7 +404,7 @@ class _Frames:
         self._logs: dict[tuple[int, int | None], bytes] = {}
         self._private: dict[int, set[int]] = {}
 
-    def full(self, seat: int | None, own_game: dict[str, Any] | None, legal: list[dict[str, Any]] | None,
+    def full(self, seat: int | None, own_game: dict[str, Any] | None, legal: list[AnyAction] | None,
              ack: str | None) -> str:
         """The whole view for ``seat``."""
         shared = self.shared
@@ -403,7 +412,7 @@ class _Frames:
         view["you"] = seat
         if own_game is not None:
             view["game"] = {**shared["game"], **own_game}
-            view["legal"] = legal
+            view["legal"] = [action.to_json() for action in legal or ()]
         view["log"] = self.table.log_view(seat, 0)
         message: dict[str, Any] = {"type": "state", "version": self.version, "server_time": self.now,
                                    "full": True, "view": view}
@@ -412,7 +421,7 @@ class _Frames:
         return _encode_json(message).decode()
 
     def partial(self, subscriber: Subscriber, own_game: dict[str, Any] | None,
-                legal: list[dict[str, Any]] | None, ack: str | None) -> str:
+                legal: list[AnyAction] | None, ack: str | None) -> str:
         """What changed for ``subscriber`` since its last state (``shared``, ``own_game``, ``legal``, ``log_after``)."""
         before = subscriber.shared
         assert before is not None
@@ -428,7 +437,7 @@ class _Frames:
                 own = _encode_json(mine)[1:-1]
                 game = game + b"," + own if game else own
             if legal != subscriber.legal:
-                members.append(b'"legal":' + _encode_json(legal))
+                members.append(_legal_json(legal or ()))
         if game:
             members.append(b'"game":{' + game + b"}")
         members.append(b'"log":' + self._log(subscriber.seat, subscriber.log_after))
@@ -453,6 +462,23 @@ class _Frames:
         if text is None:
             text = self._logs[key] = _encode_json(self.table.log_view(key[1], log_after))
         return text
+
+
+def _legal_json(actions: Iterable[AnyAction]) -> bytes:
+    """``"legal":[...]``, the actions' JSON forms (each encoded once: the engine's actions are shared instances)."""
+    pieces = []
+    for action in actions:
+        cached = _ACTION_JSON.get(id(action))
+        if cached is None or cached[0] is not action:
+            if len(_ACTION_JSON) > 4096:  # (only if actions are not the engine's shared ones)
+                _ACTION_JSON.clear()
+            cached = _ACTION_JSON[id(action)] = (action, _encode_json(action.to_json()))
+        pieces.append(cached[1])
+    return b'"legal":[' + b",".join(pieces) + b"]"
+
+
+_ACTION_JSON: dict[int, tuple[AnyAction, bytes]] = {}
+"""Encoded actions by ``id``, each with its action (kept alive, so an id is never reused for another one)."""
 
 
 def _shared_changes(sent: dict[str, Any], view: dict[str, Any]) -> tuple[bytes, bytes]:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from sqlalchemy import Float, ForeignKey, Integer, String, Text, delete, event, insert, select, text
+from sqlalchemy import Float, ForeignKey, Integer, String, Text, delete, event, insert, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
@@ -39,7 +39,9 @@ from ..session import LoggedMove
 
 __all__ = ["SCHEMA_VERSION", "Store", "StoreError", "database_url", "default_database_path"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: tables and moves. 2: each move keeps the table's version after it (the row is not rewritten with every
+move); a version-1 database is migrated on start."""
 
 log = logging.getLogger("royal_revenge.server")
 
@@ -77,6 +79,7 @@ class _MoveRow(_Base):
     by: Mapped[str] = mapped_column(String(16))
     client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     at: Mapped[float] = mapped_column(Float)
+    version: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 def default_database_path() -> Path:
@@ -105,7 +108,7 @@ def database_url(db: str | None) -> str:
 
 @dataclass(slots=True)
 class _Write:
-    table: tuple[str, str, str, float] | None  # code, data, phase, at
+    table: tuple[str, str, str, float] | None  # code, data, phase, at; None: only moves
     moves: list[tuple[str, int, int, LoggedMove]]
     reset_game: tuple[str, int] | None
     done: asyncio.Future[None]
@@ -178,6 +181,8 @@ class Store:
                         raise StoreError(
                             f"the database uses schema version {found}, newer than this program's {SCHEMA_VERSION}"
                         )
+                    elif int(found) < SCHEMA_VERSION:
+                        await _migrate(conn, int(found))
         except StoreError:
             await engine.dispose()
             raise
@@ -221,11 +226,13 @@ class Store:
         except (OSError, SQLAlchemyError):
             return False
 
-    async def save(self, code: str, data: dict[str, Any], phase: str, at: float,
+    async def save(self, code: str, data: dict[str, Any] | None, phase: str, at: float,
                    moves: Sequence[tuple[int, int, LoggedMove]] = (), reset_game: int | None = None) -> None:
-        """Write a table's row and its new moves ``(game_no, seq, move)`` in one commit; returns once durable."""
+        """Write a table's row (unless ``data`` is ``None``: the row stays as it is) and its new moves
+        ``(game_no, seq, move)`` in one commit; returns once durable."""
         loop = asyncio.get_running_loop()
-        write = _Write((code, _encode_json(data).decode(), phase, at), [(code, g, s, m) for g, s, m in moves],
+        row = (code, _encode_json(data).decode(), phase, at) if data is not None else None
+        write = _Write(row, [(code, g, s, m) for g, s, m in moves],
                        (code, reset_game) if reset_game is not None else None, loop.create_future())
         if self._sqlite is not None:
             self._pending.append(write)
@@ -264,7 +271,8 @@ class Store:
                                                                              _MoveRow.game_no == game_no))
                             for code, game_no, seq, logged in write.moves:
                                 session.add(_MoveRow(code=code, game_no=game_no, seq=seq, move=logged.move,
-                                                     by=logged.by, client_id=logged.client_id, at=logged.at))
+                                                     by=logged.by, client_id=logged.client_id, at=logged.at,
+                                                     version=logged.version))
                 for write in batch:
                     if not write.done.done():
                         write.done.set_result(None)
@@ -288,7 +296,7 @@ class Store:
                 code, data, phase, at = write.table
                 tables[code] = {"code": code, "data": data, "phase": phase, "updated_at": at}  # the latest row wins
             moves.extend({"code": code, "game_no": game_no, "seq": seq, "move": logged.move, "by": logged.by,
-                          "client_id": logged.client_id, "at": logged.at}
+                          "client_id": logged.client_id, "at": logged.at, "version": logged.version}
                          for code, game_no, seq, logged in write.moves)
         async with self._engine.begin() as conn:
             if tables:
@@ -307,13 +315,13 @@ class Store:
         connection = self._sqlite
         assert connection is not None
         tables: dict[str, tuple[str, str, str, float]] = {}
-        moves: list[tuple[str, int, int, str, str, str | None, float]] = []
+        moves: list[tuple[str, int, int, str, str, str | None, float, int | None]] = []
         for write in batch:
             if write.table is not None:
                 tables[write.table[0]] = write.table  # the latest row of a table wins
             if write.reset_game is not None:
                 moves = [move for move in moves if move[:2] != write.reset_game]
-            moves.extend((code, game_no, seq, logged.move, logged.by, logged.client_id, logged.at)
+            moves.extend((code, game_no, seq, logged.move, logged.by, logged.client_id, logged.at, logged.version)
                          for code, game_no, seq, logged in write.moves)
         resets = [write.reset_game for write in batch if write.reset_game is not None]
         try:
@@ -378,7 +386,7 @@ class Store:
                 moves = (await session.execute(
                     select(_MoveRow).where(_MoveRow.code == row.code, _MoveRow.game_no == data["game_no"])
                     .order_by(_MoveRow.seq))).scalars().all()
-                result.append((data, [LoggedMove(m.move, m.by, m.client_id, m.at) for m in moves]))
+                result.append((data, [LoggedMove(m.move, m.by, m.client_id, m.at, m.version) for m in moves]))
             return result
 
     async def load_table(self, code: str) -> tuple[dict[str, Any], list[LoggedMove]] | None:
@@ -392,7 +400,7 @@ class Store:
             moves = (await session.execute(
                 select(_MoveRow).where(_MoveRow.code == code, _MoveRow.game_no == data["game_no"])
                 .order_by(_MoveRow.seq))).scalars().all()
-            return data, [LoggedMove(m.move, m.by, m.client_id, m.at) for m in moves]
+            return data, [LoggedMove(m.move, m.by, m.client_id, m.at, m.version) for m in moves]
 
 
 _CHECKPOINT_EVERY = 2_000
@@ -412,7 +420,16 @@ def _sqlite_connect(path: str, *, autocheckpoint: bool) -> sqlite3.Connection:
 _SQLITE_UPSERT = ("INSERT INTO rr_tables (code, data, phase, updated_at) VALUES (?, ?, ?, ?) "
                   "ON CONFLICT (code) DO UPDATE SET data = excluded.data, phase = excluded.phase, "
                   "updated_at = excluded.updated_at")
-_SQLITE_INSERT_MOVE = "INSERT INTO rr_moves (code, game_no, seq, move, by, client_id, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+_SQLITE_INSERT_MOVE = ("INSERT INTO rr_moves (code, game_no, seq, move, by, client_id, at, version) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+async def _migrate(conn: Any, found: int) -> None:
+    """Bring a database of schema version ``found`` up to :data:`SCHEMA_VERSION` (in the caller's transaction)."""
+    if found < 2:
+        await conn.execute(text("ALTER TABLE rr_moves ADD COLUMN version INTEGER"))
+    await conn.execute(update(_Meta).where(_Meta.key == "schema_version").values(value=str(SCHEMA_VERSION)))
+    log.info("database_migrated", extra={"from": found, "to": SCHEMA_VERSION})
 
 
 def _upsert_statement(dialect: str) -> Any:

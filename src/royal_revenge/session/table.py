@@ -206,6 +206,8 @@ class LoggedMove:
     """``player``, ``bot``, ``timeout`` or ``table``."""
     client_id: str | None
     at: float
+    version: int | None = None
+    """The table's version right after the move (``None`` in records saved before it was kept)."""
 
 
 AgentFactory = Callable[[str, int], Agent]
@@ -299,7 +301,7 @@ class Table:
         valid while the seat names stay the same."""
         self._narrated_names: tuple[str, ...] = ()
         self._names_checked = -1
-        """The version at which the seat names behind the narration cache were last compared."""
+        """The ``seats_generation`` at which the seat names behind the narration cache were last compared."""
         self._settings_json: tuple[TableSettings, dict[str, Any]] | None = None
         self._seats_json: list[dict[str, Any]] | None = None
         self._seats_saved: list[dict[str, Any]] | None = None
@@ -439,7 +441,7 @@ class Table:
         self._record_events(setup)
         for events in happened:
             self._record_events(events)
-        self.moves = [LoggedMove(str(move), "record", None, now) for move in record.moves]
+        self.moves = [LoggedMove(str(move), "record", None, now, self.version + 1) for move in record.moves]
         self.game = game
         state = game.state
         self.phase = Phase.FINISHED if state.is_over() else Phase.PLAYING
@@ -516,7 +518,8 @@ class Table:
             happened = self.game.apply(seat, action)
         except IllegalActionError as error:
             raise TableError("illegal", str(error)) from None
-        logged = LoggedMove(str(Move(seat, action)), by, client_id, now)
+        self._changed()
+        logged = LoggedMove(str(Move(seat, action)), by, client_id, now, self.version)
         self.moves.append(logged)
         for listener in self._on_move:
             listener(logged)
@@ -529,7 +532,6 @@ class Table:
                 self.deadlines.scepter = None
         if self.game.state.is_over():
             self.phase = Phase.FINISHED
-        self._changed()
 
     def _record_events(self, happened: list[ev.Event]) -> None:
         for event in happened:
@@ -751,14 +753,18 @@ class Table:
 
     def legal_view(self, seat: int | None) -> list[dict[str, Any]]:
         """The actions ``seat`` may take now, as JSON (none for a spectator or between games)."""
+        return [action.to_json() for action in self.legal_actions(seat)]
+
+    def legal_actions(self, seat: int | None) -> list[AnyAction]:
+        """The actions ``seat`` may take now (none for a spectator or between games)."""
         if seat is None or self.game is None:
             return []
-        return [action.to_json() for action in self.game.state.legal_actions(seat)]
+        return self.game.state.legal_actions(seat)
 
     def log_view(self, seat: int | None, log_after: int = 0) -> list[dict[str, Any]]:
         """The recent log entries numbered above ``log_after`` as ``seat`` sees them (shared: read only)."""
-        if self._names_checked != self.version:
-            self._names_checked = self.version
+        if self._names_checked != self.seats_generation or len(self._narrated[0]) > 4 * _LOG_SIZE:
+            self._names_checked = self.seats_generation  # (names change only with a seat)
             names = tuple(self._name(index) for index in range(len(self.seats)))
             if names != self._narrated_names or len(self._narrated[0]) > 4 * _LOG_SIZE:
                 for cache in self._narrated:
@@ -882,6 +888,14 @@ class Table:
             "rng": self._rng.state,
         }
 
+    def row_key(self) -> tuple[Any, ...]:
+        """What :meth:`to_json` holds that the moves do not bring back: while it stays the same and the version
+        has moved only by the new moves, the row saved before still restores this table (with those moves), so
+        a server need not write it again with every move. (The other clocks are worked out afresh on a restore.)
+        """
+        return (self.phase, self.host, self.game_no, self.seats_generation, self._rng.state, self.deadlines.scepter,
+                self.settings)
+
     @classmethod
     def from_json(cls, data: dict[str, Any], moves: list[LoggedMove], now: float,
                   agent_factory: AgentFactory | None = None) -> Table:
@@ -904,9 +918,13 @@ class Table:
             for logged in moves:
                 move = Move.parse(logged.move)
                 table._record_events(table.game.apply(move.seat, move.action))
+                if logged.version is not None:
+                    # The row is not rewritten for a move that changes nothing else (see row_key): the moves
+                    # carry the versions since.
+                    table.version = max(table.version, logged.version)
                 if logged.client_id is not None and move.seat is not None:
                     table._recent.setdefault(move.seat, deque(maxlen=_RECENT_IDS)).append(
-                        (logged.client_id, table.version))
+                        (logged.client_id, logged.version if logged.version is not None else data["version"]))
             table.moves = list(moves)
         table._seats_changed()
         for seat in table.seats:

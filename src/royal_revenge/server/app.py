@@ -12,11 +12,13 @@ import contextlib
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
-from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -132,10 +134,6 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
         seats = [seat.public()["name"] or f"Seat {index + 1}" for index, seat in enumerate(table.seats)]
         return {"code": table.code, "game_no": table.game_no, "seats": seats, "frames": table.replay_frames()}
 
-    @app.websocket("/ws/{code}")
-    async def websocket(ws: WebSocket, code: str) -> None:
-        await serve_socket(ws, code, hub_of(ws))
-
     if (WEB_DIR / "index.html").exists():
         app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
 
@@ -163,46 +161,95 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
         return JSONResponse({"detail": {"code": "bad_request", "message": f"{where}: {first.get('msg', 'invalid')}"}},
                             status_code=422)
 
+    app.add_middleware(SocketRoute)  # (WebSockets to /ws/{code}: see SocketRoute)
     return app
 
 
-async def serve_socket(ws: WebSocket, code: str, hub: Hub) -> None:
-    """One connection: validate the seat, then run a receiver and a sender until either ends."""
-    await ws.accept()
-    token = ws.query_params.get("token")
+class _Outbox:
+    """A connection's outgoing frames: queued without waiting (a table never waits for a slow client), sent by
+    the connection's sender task. More than ``_SEND_QUEUE`` unsent frames mark the client as too slow."""
+
+    __slots__ = ("_frames", "_waiter", "overflowed")
+
+    def __init__(self) -> None:
+        self._frames: deque[str] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self.overflowed = False
+
+    def put(self, text: str) -> None:
+        if len(self._frames) >= _SEND_QUEUE:
+            self.overflowed = True  # too slow to keep up: the connection is dropped; it resyncs on reconnect
+        else:
+            self._frames.append(text)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def get(self) -> str | None:
+        """The next frame to send (``None``: the client is too slow and must be dropped)."""
+        while not self._frames and not self.overflowed:
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+        return None if self.overflowed else self._frames.popleft()
+
+
+class SocketRoute:
+    """ASGI middleware that takes WebSocket connections to ``/ws/{code}`` straight to :func:`serve_socket`.
+
+    The frames of a game are the server's hot path: raw ASGI ``receive``/``send`` spare every
+    frame the framework's per-message wrappers (routing, exception handling) that only the
+    opening of a connection would need. Everything else goes on to the application.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            path: str = scope["path"]
+            code = path[4:] if path.startswith("/ws/") else ""
+            if code and "/" not in code:
+                await serve_socket(scope, receive, send, code, scope["app"].state.hub)
+                return
+        await self.app(scope, receive, send)
+
+
+async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str, hub: Hub) -> None:
+    """One connection (raw ASGI): validate the seat, then run a receiver and a sender until either ends."""
+    opening = await receive()
+    if opening["type"] != "websocket.connect":
+        return
+    await send({"type": "websocket.accept"})
+    token = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [None])[0]
     try:
         live = await hub.get(code)
         seat = live.table.seat_of(token) if token else None
     except TableError as error:
-        await ws.send_text(error_message(error.code, str(error)))
-        await ws.close(code=4403 if error.code == "bad_token" else 4404)
+        await send({"type": "websocket.send", "text": error_message(error.code, str(error))})
+        await send({"type": "websocket.close", "code": 4403 if error.code == "bad_token" else 4404})
         return
-    queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=_SEND_QUEUE)
-    overflow = asyncio.Event()
-
-    def send(text: str) -> None:
-        try:
-            queue.put_nowait(text)
-        except asyncio.QueueFull:
-            overflow.set()  # too slow to keep up: drop the connection; it resyncs on reconnect
-
-    subscriber = Subscriber(seat, send, token=token if seat is not None else None)
+    outbox = _Outbox()
+    subscriber = Subscriber(seat, outbox.put, token=token if seat is not None else None)
     table_code = live.table.code
     await hub.subscribe(table_code, subscriber)
     log.info("connected", extra={"table": table_code, "seat": seat})
 
     async def sender() -> None:
         while True:
-            text = await queue.get()
+            text = await outbox.get()
             if text is None:
+                await send({"type": "websocket.close", "code": 4008})
                 return
-            await ws.send_text(text)
+            await send({"type": "websocket.send", "text": text})
 
     async def receiver() -> None:
         allowance, stamp = _RATE_BURST, time.monotonic()
+        put = outbox.put
         while True:
-            message = await ws.receive()
-            if message["type"] == "websocket.disconnect":
+            message = await receive()
+            if message["type"] != "websocket.receive":  # websocket.disconnect
                 return
             raw = message.get("text")
             if raw is None:
@@ -211,22 +258,18 @@ async def serve_socket(ws: WebSocket, code: str, hub: Hub) -> None:
             allowance = min(_RATE_BURST, allowance + (now - stamp) * _RATE_PER_SECOND)
             stamp = now
             if allowance < 1:
-                send(error_message("rate_limited", "too many messages; slow down", message_id_of(raw)))
+                put(error_message("rate_limited", "too many messages; slow down", message_id_of(raw)))
                 continue
             allowance -= 1
-            await handle_message(hub, table_code, token, seat, raw, send, subscriber)
-
-    async def watchdog() -> None:
-        await overflow.wait()
-        await ws.close(code=4008)
+            await handle_message(hub, table_code, token, seat, raw, put, subscriber)
 
     try:
         async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(receiver()), group.create_task(sender()), group.create_task(watchdog())]
+            tasks = [group.create_task(receiver()), group.create_task(sender())]
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in tasks:
                 task.cancel()
-    except* (WebSocketDisconnect, RuntimeError, ConnectionError):
+    except* (RuntimeError, ConnectionError, OSError):  # (the client went away mid-send)
         pass
     finally:
         await hub.unsubscribe(table_code, subscriber)

@@ -48,9 +48,10 @@ def merge_state(previous: dict[str, Any] | None, message: dict[str, Any]) -> dic
         merged["game"] = {**before, **game}
     log = [*(previous.get("log") or ()), *(view.get("log") or ())]
     start = message.get("log_from", 0)
-    if log and log[0]["n"] < start:
-        log = [entry for entry in log if entry["n"] >= start]
-    merged["log"] = log
+    drop = 0  # (entries are in order: the ones to drop are at the front, usually one or two)
+    while drop < len(log) and log[drop]["n"] < start:
+        drop += 1
+    merged["log"] = log[drop:] if drop else log
     return merged
 
 

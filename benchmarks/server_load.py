@@ -185,7 +185,7 @@ class _Client:
 
         try:
             self.ws = await worker.session.ws_connect(
-                url, max_msg_size=1 << 20, compress=15 if worker.compression else 0, autoping=False,
+                url, max_msg_size=1 << 20, compress=15 if worker.compression else 0, autoping=True,
                 heartbeat=None, timeout=aiohttp.ClientWSTimeout(ws_receive=None, ws_close=10))
         except (OSError, TimeoutError, aiohttp.ClientError) as error:
             stats.connect_failures += 1

@@ -8,9 +8,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, Final
 
 from .engine import Card, Kind
 from .engine import events as ev
+from .engine.cards import ALL_CARDS
 
 __all__ = ["card_words", "describe_event"]
 
@@ -22,8 +24,7 @@ _KIND_WORDS = {
 }
 
 
-def card_words(card: Card) -> str:
-    """``blue Jester``, ``red 7``, ``Wild``."""
+def _words(card: Card) -> str:
     if card.kind is Kind.WILD:
         return "Wild"
     assert card.colour is not None
@@ -31,50 +32,68 @@ def card_words(card: Card) -> str:
     return f"{colour} {card.number}" if card.kind is Kind.NUMBER else f"{colour} {_KIND_WORDS[card.kind]}"
 
 
+_CARD_WORDS: Final = tuple(_words(card) for card in ALL_CARDS)
+
+
+def card_words(card: Card) -> str:
+    """``blue Jester``, ``red 7``, ``Wild``."""
+    return _CARD_WORDS[card]
+
+
+Name = Callable[[int], str]
+
+
+def _played(event: ev.Played, name: Name) -> str:
+    return f"{name(event.seat)} plays {_CARD_WORDS[event.card]}" + (" and calls UNO!" if event.uno else "")
+
+
+_WHY_DRAWN: Final = {"turn": "", "plus": " for the +1", "penalty": " as the UNO penalty"}
+
+
+def _drew(event: ev.Drew, name: Name) -> str:
+    if event.cards:
+        what = ", ".join(_CARD_WORDS[card] for card in event.cards)
+    else:
+        what = "no card" if event.count == 0 else ("a card" if event.count == 1 else f"{event.count} cards")
+    return f"{name(event.seat)} draws {what}{_WHY_DRAWN.get(event.reason, '')}"
+
+
+def _round_started(event: ev.RoundStarted, name: Name) -> str:
+    return (f"Round {event.round_no}: {name(event.dealer)} deals, {name(event.king)} is King, "
+            f"the start card is {_CARD_WORDS[event.start_card]}")
+
+
+def _round_ended(event: ev.RoundEnded, name: Name) -> str:
+    how = "The round is blocked. " if event.blocked else ""
+    return f"{how}{name(event.winner)} wins the round and scores {event.points}"
+
+
+_NARRATORS: Final[dict[type, Callable[[Any, Name], str | None]]] = {
+    ev.Played: _played,
+    ev.Drew: _drew,
+    ev.TurnStarted: lambda event, name: None,
+    ev.Passed: lambda event, name: f"{name(event.seat)} has nothing to draw and passes",
+    ev.Kept: lambda event, name: f"{name(event.seat)} keeps the card",
+    ev.ColourChosen: lambda event, name: f"King {name(event.king)} chooses {event.colour.name.lower()}",
+    ev.VictimChosen: lambda event, name: f"King {name(event.king)} sends the King's Choice to {name(event.victim)}",
+    ev.JesterChosen: lambda event, name: f"King {name(event.king)} makes {name(event.jester)} the Jester",
+    ev.DirectionChanged: lambda event, name: "Play now goes " + ("left" if event.direction == 1 else "right"),
+    ev.Skipped: lambda event, name: f"{name(event.seat)} is skipped",
+    ev.UnoCalled: lambda event, name: f"{name(event.seat)} calls UNO!",
+    ev.Caught: lambda event, name: f"{name(event.catcher)} catches {name(event.seat)} without UNO",
+    ev.Reshuffled: lambda event, name: f"The discards are shuffled into a new draw pile ({event.cards} cards)",
+    ev.FanfareSounded: lambda event, name: (
+        "FANFARE! The scepter sounds" + ("" if event.landed else " (once the pending choice is made)")),
+    ev.CrownPassed: lambda event, name: f"The Crown passes to {name(event.new_king)}",
+    ev.RoundStarted: _round_started,
+    ev.DealerDrawn: lambda event, name: f"{name(event.dealer)} drew the highest card and deals",
+    ev.RoundEnded: _round_ended,
+    ev.GameEnded: lambda event, name: " and ".join(name(seat) for seat in event.winners) + " won the game!",
+}
+"""One narrator per event type (a lookup, not a chain of isinstance: the log is narrated with every move)."""
+
+
 def describe_event(event: ev.Event, name: Callable[[int], str]) -> str | None:
     """One line about ``event``, or ``None`` for events not worth a line."""
-    if isinstance(event, ev.Played):
-        return f"{name(event.seat)} plays {card_words(event.card)}" + (" and calls UNO!" if event.uno else "")
-    if isinstance(event, ev.Drew):
-        if event.cards:
-            cards = ", ".join(card_words(card) for card in event.cards)
-            what = f"{cards}"
-        else:
-            what = "no card" if event.count == 0 else ("a card" if event.count == 1 else f"{event.count} cards")
-        why = {"turn": "", "plus": " for the +1", "penalty": " as the UNO penalty"}.get(event.reason, "")
-        return f"{name(event.seat)} draws {what}{why}"
-    if isinstance(event, ev.Passed):
-        return f"{name(event.seat)} has nothing to draw and passes"
-    if isinstance(event, ev.Kept):
-        return f"{name(event.seat)} keeps the card"
-    if isinstance(event, ev.ColourChosen):
-        return f"King {name(event.king)} chooses {event.colour.name.lower()}"
-    if isinstance(event, ev.VictimChosen):
-        return f"King {name(event.king)} sends the King's Choice to {name(event.victim)}"
-    if isinstance(event, ev.JesterChosen):
-        return f"King {name(event.king)} makes {name(event.jester)} the Jester"
-    if isinstance(event, ev.DirectionChanged):
-        return "Play now goes " + ("left" if event.direction == 1 else "right")
-    if isinstance(event, ev.Skipped):
-        return f"{name(event.seat)} is skipped"
-    if isinstance(event, ev.UnoCalled):
-        return f"{name(event.seat)} calls UNO!"
-    if isinstance(event, ev.Caught):
-        return f"{name(event.catcher)} catches {name(event.seat)} without UNO"
-    if isinstance(event, ev.Reshuffled):
-        return f"The discards are shuffled into a new draw pile ({event.cards} cards)"
-    if isinstance(event, ev.FanfareSounded):
-        return "FANFARE! The scepter sounds" + ("" if event.landed else " (once the pending choice is made)")
-    if isinstance(event, ev.CrownPassed):
-        return f"The Crown passes to {name(event.new_king)}"
-    if isinstance(event, ev.RoundStarted):
-        return (f"Round {event.round_no}: {name(event.dealer)} deals, {name(event.king)} is King, "
-                f"the start card is {card_words(event.start_card)}")
-    if isinstance(event, ev.DealerDrawn):
-        return f"{name(event.dealer)} drew the highest card and deals"
-    if isinstance(event, ev.RoundEnded):
-        how = "The round is blocked. " if event.blocked else ""
-        return f"{how}{name(event.winner)} wins the round and scores {event.points}"
-    if isinstance(event, ev.GameEnded):
-        return " and ".join(name(seat) for seat in event.winners) + " won the game!"
-    return None
+    narrator = _NARRATORS.get(type(event))
+    return narrator(event, name) if narrator is not None else None

@@ -220,13 +220,11 @@ class Action:
         if not words:
             raise NotationError("empty action")
         head, args = words[0], words[1:]
-        simple: dict[str, AnyAction] = {
-            "draw": DRAW, "keep": KEEP, "uno": CALL_UNO, "fanfare": FANFARE, "deal": NEXT_ROUND
-        }
-        if head in simple:
+        simple = _SIMPLE.get(head)
+        if simple is not None:
             if args:
                 raise NotationError(f"{head!r} takes no argument: {text!r}")
-            return simple[head]
+            return simple
         if head in ("colour", "color", "victim", "jester", "catch"):
             if len(args) != 1:
                 raise NotationError(f"{head!r} takes one argument: {text!r}")
@@ -265,8 +263,9 @@ class Action:
                 if not isinstance(seat, int) or isinstance(seat, bool):
                     raise NotationError(f"bad {kind} action: {data!r}")
                 return Action.parse(f"{kind} {seat}")
-            if kind in ("draw", "keep", "uno", "fanfare", "deal"):
-                return Action.parse(kind)
+            simple = _SIMPLE.get(kind) if isinstance(kind, str) else None
+            if simple is not None:
+                return simple
         except KeyError as missing:
             raise NotationError(f"{kind} action without {missing}: {data!r}") from None
         raise NotationError(f"unknown action type: {kind!r}")
@@ -274,6 +273,10 @@ class Action:
 
 AnyAction: TypeAlias = _ActionUnion
 """Any one action."""
+
+_SIMPLE: Final[dict[str, AnyAction]] = {"draw": DRAW, "keep": KEEP, "uno": CALL_UNO, "fanfare": FANFARE,
+                                       "deal": NEXT_ROUND}
+"""The actions without arguments, by their notation (which is also their JSON ``type``)."""
 
 
 class Move(NamedTuple):

@@ -188,12 +188,17 @@ def _json(
     decider: int | None,
     drawn: Card | None,
     outcome: Outcome | None,
+    share: bool = False,
 ) -> dict[str, Any]:
-    """The one JSON shape of an observation; the fields both sources name alike are read from ``source``."""
+    """The one JSON shape of an observation; the fields both sources name alike are read from ``source``.
+
+    With ``share``, the options are one cached object per options (for the public view, which its
+    callers copy unless they only read it).
+    """
     colour = source.active_colour
     return {
         "seat": seat,
-        "options": source.options.to_json(),
+        "options": _options_json(source.options) if share else source.options.to_json(),
         "round_no": source.round_no,
         "dealer": source.dealer,
         "hand": [CARD_TEXT[card] for card in hand],
@@ -288,4 +293,18 @@ def _public_json(state: GameState) -> dict[str, Any]:
     Observation's at every step of whole games.
     """
     return _json(state, None, (), state.discard, len(state.draw_pile), map(len, state.hands),
-                 state.decision, state.decider, None, state.result)
+                 state.decision, state.decider, None, state.result, share=True)
+
+
+def _options_json(options: GameOptions) -> dict[str, Any]:
+    """``options.to_json()``, built once per options object (read only)."""
+    cached = _OPTIONS_JSON.get(id(options))
+    if cached is None or cached[0] is not options:
+        if len(_OPTIONS_JSON) > 256:
+            _OPTIONS_JSON.clear()
+        cached = _OPTIONS_JSON[id(options)] = (options, options.to_json())
+    return cached[1]
+
+
+_OPTIONS_JSON: dict[int, tuple[GameOptions, dict[str, Any]]] = {}
+"""Options' JSON by ``id``, each with its options object (kept alive, so an id is never reused meanwhile)."""

@@ -508,7 +508,10 @@ class Table:
             player.autopilot = False
             self._seats_changed()
         if client_id is not None:
-            self._recent.setdefault(seat, deque(maxlen=_RECENT_IDS)).append((client_id, self.version))
+            recent = self._recent.get(seat)
+            if recent is None:
+                recent = self._recent[seat] = deque(maxlen=_RECENT_IDS)
+            recent.append((client_id, self.version))
         self._schedule(now)
         return self.version
 
@@ -770,17 +773,28 @@ class Table:
                 for cache in self._narrated:
                     cache.clear()  # a seat's name changed (or the cache grew): narrate afresh
                 self._narrated_names = names
-        return [
-            entry
-            for number, event in itertools.islice(self.log, self._log_skip(log_after), None)
-            if (entry := self._log_entry(number, event, seat)) is not None
-        ]
+        plain, redacted = self._narrated
+        hides = ev.hides
+        entries = []
+        for number, event in itertools.islice(self.log, self._log_skip(log_after), None):
+            hidden = hides(event, seat)
+            entry = (redacted if hidden else plain).get(number, _UNSEEN)  # (a miss is common: no exceptions)
+            if entry is _UNSEEN:
+                entry = self._log_entry(number, event, seat)
+            if entry is not None:
+                entries.append(entry)
+        return entries
 
     def log_private_seats(self, log_after: int = 0) -> set[int]:
         """The seats that see some log entry numbered above ``log_after`` otherwise than a spectator does (their
         own draw, with its cards): every other seat's :meth:`log_view` is the spectator's, entry for entry."""
-        return {seat for _, event in itertools.islice(self.log, self._log_skip(log_after), None)
-                if (seat := ev.private_to(event)) is not None}
+        private_to = ev.private_to
+        seats = set()
+        for _, event in itertools.islice(self.log, self._log_skip(log_after), None):
+            seat = private_to(event)
+            if seat is not None:
+                seats.add(seat)
+        return seats
 
     def _log_skip(self, log_after: int) -> int:
         """How many entries of the log window are numbered ``log_after`` or below."""
@@ -809,18 +823,16 @@ class Table:
         return self._seats_json
 
     def _log_entry(self, number: int, event: ev.Event, seat: int | None) -> dict[str, Any] | None:
-        """One log entry as ``seat`` sees it (``None``: not worth a line); cached, since views are built after
-        every change (a hot path).
+        """One log entry as ``seat`` sees it (``None``: not worth a line), narrated and cached (:meth:`log_view`
+        looks in the cache first: views are built after every change).
 
         An event reads the same for everyone unless it hides something from ``seat`` (another
         player's draw): one entry per event as it is, and one redacted, shared by all who see it so.
         """
         hidden = ev.hides(event, seat)
-        cache = self._narrated[1 if hidden else 0]
-        entry: dict[str, Any] | None = cache.get(number, _UNSEEN)  # (a miss is common: no exceptions)
-        if entry is _UNSEEN:
-            text = describe_event(ev.redact([event], seat)[0] if hidden else event, self._name)
-            entry = cache[number] = None if text is None else {"n": number, "kind": type(event).__name__, "text": text}
+        text = describe_event(ev.redact([event], seat)[0] if hidden else event, self._name)
+        entry = None if text is None else {"n": number, "kind": type(event).__name__, "text": text}
+        self._narrated[1 if hidden else 0][number] = entry
         return entry
 
     def settings_view(self) -> dict[str, Any]:

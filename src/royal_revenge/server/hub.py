@@ -288,9 +288,18 @@ class Hub:
     # ------------------------------------------------------------------ clocks
 
     def _arm(self, table: Table) -> None:
-        """Put the table's next deadline on the heap (once: ``_armed`` holds the one entry that counts)."""
+        """Make sure the scheduler looks at the table by its next deadline.
+
+        The heap holds at most one entry per table that counts (``_armed``): a later deadline
+        leaves the earlier entry in place, and when it comes up the table is armed again for its
+        real deadline. (Most moves push a table's decision clock later; pushing an entry for every
+        one filled the heap with tens of thousands of dead entries under load.)
+        """
         deadline = table.next_deadline()
-        if deadline is None or self._armed.get(table.code) == deadline:
+        if deadline is None:
+            return  # (an entry already on the heap finds nothing due when it comes up)
+        armed = self._armed.get(table.code)
+        if armed is not None and armed <= deadline:
             return
         self._armed[table.code] = deadline
         heapq.heappush(self._heap, (deadline, table.code))
@@ -310,7 +319,7 @@ class Hub:
                 continue
             heapq.heappop(self._heap)
             if self._armed.get(code) != when:
-                continue  # superseded by a later _arm
+                continue  # superseded by an earlier deadline
             del self._armed[code]
             live = self._live.get(code)
             if live is None:

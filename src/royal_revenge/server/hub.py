@@ -396,8 +396,8 @@ class _Frames:
     seat that sees them as a spectator does).
     """
 
-    __slots__ = ("_head", "_log_from", "_logs", "_private", "_shared_parts", "log_after", "now", "shared", "table",
-                 "version")
+    __slots__ = ("_head", "_log_from", "_logs", "_plain", "_private", "_shared_parts", "log_after", "now", "shared",
+                 "table", "version")
 
     def __init__(self, table: Table, now: float) -> None:
         self.table = table
@@ -412,6 +412,7 @@ class _Frames:
         self._shared_parts: dict[int, tuple[bytes, bytes]] = {}
         self._logs: dict[tuple[int, int | None], bytes] = {}
         self._private: dict[int, set[int]] = {}
+        self._plain: dict[tuple[int, int, int | None], str] = {}
 
     def full(self, seat: int | None, own_game: dict[str, Any] | None, legal: list[AnyAction] | None,
              ack: str | None) -> str:
@@ -434,24 +435,44 @@ class _Frames:
         """What changed for ``subscriber`` since its last state (``shared``, ``own_game``, ``legal``, ``log_after``)."""
         before = subscriber.shared
         assert before is not None
-        parts = self._shared_parts.get(id(before))  # (every subscriber's ``before`` is alive: ids are unique)
+        seat, log_after = subscriber.seat, subscriber.log_after
+        mine: dict[str, Any] | None = None
+        new_legal = False
+        if own_game is not None:
+            sent = subscriber.own_game
+            if own_game != sent:
+                sent = sent or {}
+                mine = {name: value for name, value in own_game.items() if sent.get(name, _ABSENT) != value}
+            new_legal = legal != subscriber.legal
+        private = self._private.get(log_after)
+        if private is None:
+            private = self._private[log_after] = self.table.log_private_seats(log_after)
+        variant = seat if seat in private else None
+        # Most connections at a table get the very same frame (their own parts are unchanged): made once.
+        plain = mine is None and not new_legal and ack is None
+        key = (id(before), log_after, variant)  # (every subscriber's ``before`` is alive: ids are unique)
+        if plain:
+            text = self._plain.get(key)
+            if text is not None:
+                return text
+        parts = self._shared_parts.get(id(before))
         if parts is None:
             parts = self._shared_parts[id(before)] = _shared_changes(before, self.shared)
         top, game = parts
         members = [top] if top else []
-        if own_game is not None:
-            sent = subscriber.own_game or {}
-            mine = {name: value for name, value in own_game.items() if sent.get(name, _ABSENT) != value}
-            if mine:
-                own = _encode_json(mine)[1:-1]
-                game = game + b"," + own if game else own
-            if legal != subscriber.legal:
-                members.append(_legal_json(legal or ()))
+        if mine:
+            own = _encode_json(mine)[1:-1]
+            game = game + b"," + own if game else own
+        if new_legal:
+            members.append(_legal_json(legal or ()))
         if game:
             members.append(b'"game":{' + game + b"}")
-        members.append(b'"log":' + self._log(subscriber.seat, subscriber.log_after))
+        members.append(b'"log":' + self._log(variant, log_after))
         tail = b'},"ack":' + _encode_json(ack) + b"}" if ack is not None else b"}}"
-        return (self._frame_head() + b",".join(members) + tail).decode()
+        text = (self._frame_head() + b",".join(members) + tail).decode()
+        if plain:
+            self._plain[key] = text
+        return text
 
     def _frame_head(self) -> bytes:
         head = self._head
@@ -460,16 +481,13 @@ class _Frames:
                                               "full": False, "log_from": self._log_from})[:-1] + b',"view":{'
         return head
 
-    def _log(self, seat: int | None, log_after: int) -> bytes:
-        """The log entries after ``log_after`` as ``seat`` sees them, encoded (one encoding for every seat that
-        sees them as a spectator does)."""
-        private = self._private.get(log_after)
-        if private is None:
-            private = self._private[log_after] = self.table.log_private_seats(log_after)
-        key = (log_after, seat if seat in private else None)
+    def _log(self, variant: int | None, log_after: int) -> bytes:
+        """The log entries after ``log_after`` as seat ``variant`` sees them (``None``: as a spectator does, which
+        is how every seat but the few in ``log_private_seats`` sees them), encoded once."""
+        key = (log_after, variant)
         text = self._logs.get(key)
         if text is None:
-            text = self._logs[key] = _encode_json(self.table.log_view(key[1], log_after))
+            text = self._logs[key] = _encode_json(self.table.log_view(variant, log_after))
         return text
 
 

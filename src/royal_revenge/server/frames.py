@@ -1,0 +1,162 @@
+"""State frames (docs/protocol.md): a table's version turned into what each connection is sent.
+
+A connection's first state, and its state after a change of phase, game or seat, is its whole
+view. Every other state is partial: only the keys that changed since the connection's previous
+state. The parts every connection's frame shares (the changes to the shared view, the new log
+entries as a spectator sees them) are worked out and encoded once per version, and a frame is
+spliced together from encoded parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from ..engine import AnyAction
+from ..session import Table
+
+__all__ = ["Frames"]
+
+_ABSENT: Any = object()
+_encode_json = msgspec.json.Encoder().encode
+"""Compact JSON, as ``json.dumps(..., separators=(",", ":"))`` but about ten times faster (frames are the hot path)."""
+
+
+class Frames:
+    """One version of a table, turned into state frames: what every connection's frame shares is built once.
+
+    A partial frame is spliced together from encoded parts: the changes to the shared view since
+    a connection's last state (the same for every connection that had the same last state), the
+    seat's own changed game keys and legal actions, and the new log entries (the same for every
+    seat that sees them as a spectator does).
+    """
+
+    __slots__ = ("_head", "_log_from", "_logs", "_plain", "_private", "_shared_parts", "log_after", "now", "shared",
+                 "table", "version")
+
+    def __init__(self, table: Table, now: float) -> None:
+        self.table = table
+        self.shared = table.shared_view()
+        self.now = now
+        self.version = table.version
+        log = table.log
+        self.log_after = log[-1][0] if log else 0
+        """The newest log entry number: every connection holds the log up to it once its frame is sent."""
+        self._log_from = log[0][0] if log else 0
+        self._head: bytes | None = None
+        self._shared_parts: dict[int, tuple[bytes, bytes]] = {}
+        self._logs: dict[tuple[int, int | None], bytes] = {}
+        self._private: dict[int, set[int]] = {}
+        self._plain: dict[tuple[int, int, int | None], str] = {}
+
+    def full(self, seat: int | None, own_game: dict[str, Any] | None, legal: list[AnyAction] | None,
+             ack: str | None) -> str:
+        """The whole view for ``seat``."""
+        shared = self.shared
+        view = shared.copy()
+        view["you"] = seat
+        if own_game is not None:
+            view["game"] = {**shared["game"], **own_game}
+            view["legal"] = [action.to_json() for action in legal or ()]
+        view["log"] = self.table.log_view(seat, 0)
+        message: dict[str, Any] = {"type": "state", "version": self.version, "server_time": self.now,
+                                   "full": True, "view": view}
+        if ack is not None:
+            message["ack"] = ack
+        return _encode_json(message).decode()
+
+    def partial(self, seat: int | None, before: dict[str, Any], sent_own: dict[str, Any] | None,
+                sent_legal: list[AnyAction] | None, log_after: int, own_game: dict[str, Any] | None,
+                legal: list[AnyAction] | None, ack: str | None) -> str:
+        """What changed for a connection of ``seat`` since its last state: its shared view was ``before``, its own
+        game keys ``sent_own``, its legal actions ``sent_legal``, and it holds the log up to ``log_after``."""
+        mine: dict[str, Any] | None = None
+        new_legal = False
+        if own_game is not None:
+            if own_game != sent_own:
+                sent = sent_own or {}
+                mine = {name: value for name, value in own_game.items() if sent.get(name, _ABSENT) != value}
+            new_legal = legal != sent_legal
+        private = self._private.get(log_after)
+        if private is None:
+            private = self._private[log_after] = self.table.log_private_seats(log_after)
+        variant = seat if seat in private else None
+        # Most connections at a table get the very same frame (their own parts are unchanged): made once.
+        plain = mine is None and not new_legal and ack is None
+        key = (id(before), log_after, variant)  # (every subscriber's ``before`` is alive: ids are unique)
+        if plain:
+            text = self._plain.get(key)
+            if text is not None:
+                return text
+        parts = self._shared_parts.get(id(before))
+        if parts is None:
+            parts = self._shared_parts[id(before)] = _shared_changes(before, self.shared)
+        top, game = parts
+        members = [top] if top else []
+        if mine:
+            own = _encode_json(mine)[1:-1]
+            game = game + b"," + own if game else own
+        if new_legal:
+            members.append(_legal_json(legal or ()))
+        if game:
+            members.append(b'"game":{' + game + b"}")
+        members.append(b'"log":' + self._log(variant, log_after))
+        tail = b'},"ack":' + _encode_json(ack) + b"}" if ack is not None else b"}}"
+        text = (self._frame_head() + b",".join(members) + tail).decode()
+        if plain:
+            self._plain[key] = text
+        return text
+
+    def _frame_head(self) -> bytes:
+        head = self._head
+        if head is None:
+            head = self._head = _encode_json({"type": "state", "version": self.version, "server_time": self.now,
+                                              "full": False, "log_from": self._log_from})[:-1] + b',"view":{'
+        return head
+
+    def _log(self, variant: int | None, log_after: int) -> bytes:
+        """The log entries after ``log_after`` as seat ``variant`` sees them (``None``: as a spectator does, which
+        is how every seat but the few in ``log_private_seats`` sees them), encoded once."""
+        key = (log_after, variant)
+        text = self._logs.get(key)
+        if text is None:
+            text = self._logs[key] = _encode_json(self.table.log_view(variant, log_after))
+        return text
+
+
+def _legal_json(actions: Iterable[AnyAction]) -> bytes:
+    """``"legal":[...]``, the actions' JSON forms (each encoded once: the engine's actions are shared instances)."""
+    pieces = []
+    for action in actions:
+        cached = _ACTION_JSON.get(id(action))
+        if cached is None or cached[0] is not action:
+            if len(_ACTION_JSON) > 4096:  # (only if actions are not the engine's shared ones)
+                _ACTION_JSON.clear()
+            cached = _ACTION_JSON[id(action)] = (action, _encode_json(action.to_json()))
+        pieces.append(cached[1])
+    return b'"legal":[' + b",".join(pieces) + b"]"
+
+
+_ACTION_JSON: dict[int, tuple[AnyAction, bytes]] = {}
+"""Encoded actions by ``id``, each with its action (kept alive, so an id is never reused for another one)."""
+
+
+def _shared_changes(sent: dict[str, Any], view: dict[str, Any]) -> tuple[bytes, bytes]:
+    """The keys of ``view`` whose values differ from ``sent``'s, encoded as the inside of a JSON object: the
+    top-level ones but ``game``, and ``game``'s own changed keys (one level deep)."""
+    top: dict[str, Any] = {}
+    game: dict[str, Any] = {}
+    for name, value in view.items():
+        if name == "game":
+            previous_game = sent.get("game")
+            if previous_game is None:
+                game = value
+            else:
+                game = {key: item for key, item in value.items() if previous_game.get(key, _ABSENT) != item}
+        else:
+            previous = sent.get(name, _ABSENT)
+            if value is not previous and previous != value:  # (the cached parts are often the very same objects)
+                top[name] = value
+    return _encode_json(top)[1:-1], _encode_json(game)[1:-1] if game else b""

@@ -1,9 +1,11 @@
 # Two commands do all the set-up on a fresh machine (see README, Quickstart):
-#   make run    starts the main job: the online tables server on http://127.0.0.1:8000/
-#   make test   runs the whole test suite (tests, doctests, mypy --strict, ruff), then the engine and
-#               RL tests again against the compiled build
+#   make run    starts the main job: the online tables server on http://127.0.0.1:8000/, from the
+#               compiled build (as `pip install .` installs it; pure Python where nothing compiles)
+#   make test   runs the whole test suite (tests, doctests, mypy --strict, ruff), then the suite's
+#               engine, RL, bots, server and terminal tests again against the compiled build
+#   make run-dev   the server from the development install (pure Python: an edited .py file is what runs)
 #   make compiled  builds the wheel with the mypyc-compiled hot modules into build/compiled (the
-#               development install in .venv stays pure Python: an edited .py file is what runs)
+#               development install in .venv stays pure Python)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -14,7 +16,7 @@ COMPILED_STAMP := $(COMPILED)/.built
 # Anything that can change the compiled build rebuilds it (so its tests never run stale code).
 BUILD_INPUTS := $(shell find src -name '*.py') setup.py pyproject.toml build_backend/royal_revenge_build.py
 
-.PHONY: run test test-compiled compiled lint bench bench-rl clean
+.PHONY: run run-dev test test-compiled compiled lint bench bench-rl bench-server clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +24,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The server runs from the compiled build; if it cannot be compiled here, the build is pure Python (a warning
+# says so) and the server runs all the same.
 run: $(STAMP)
+	@$(MAKE) --no-print-directory compiled COMPILE=auto
+	PYTHONPATH=$(COMPILED) $(BIN)/royal-revenge serve --host $(or $(HOST),127.0.0.1) --port $(or $(PORT),8000)
+
+run-dev: $(STAMP)
 	$(BIN)/royal-revenge serve --host $(or $(HOST),127.0.0.1) --port $(or $(PORT),8000)
 
 test: $(STAMP)
@@ -32,20 +40,22 @@ test: $(STAMP)
 	$(MAKE) test-compiled
 
 # The compiled build: a wheel built as a user's `pip install` would build it (isolated, with
-# mypyc; ROYAL_REVENGE_COMPILE=1 makes a failed compilation an error instead of a fallback to
+# mypyc; COMPILE=1, the default, makes a failed compilation an error instead of a fallback to
 # pure Python), installed into a directory of its own that is put first on PYTHONPATH.
+COMPILE ?= 1
 $(COMPILED_STAMP): $(STAMP) $(BUILD_INPUTS)
 	rm -rf $(COMPILED) build/wheels
-	ROYAL_REVENGE_COMPILE=1 $(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir build/wheels .
+	ROYAL_REVENGE_COMPILE=$(COMPILE) $(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir build/wheels .
 	$(BIN)/python -m pip install --quiet --no-deps --target $(COMPILED) build/wheels/royal_revenge-*.whl
 	touch $@
 
 compiled: $(COMPILED_STAMP)
 
-# The engine and RL tests against the compiled modules (tests/test_build.py checks they are the ones loaded).
+# The tests of everything the compiled modules run in, against them (tests/test_build.py checks they are the
+# ones loaded): the engine, the RL environments, the bots, the server, the terminal game, simulations.
 test-compiled: $(COMPILED_STAMP)
 	ROYAL_REVENGE_EXPECT_COMPILED=1 PYTHONPATH=$(COMPILED) $(BIN)/python -m pytest -p no:cacheprovider \
-		tests/test_build.py tests/engine tests/rl
+		tests/test_build.py tests/engine tests/rl tests/bots tests/server tests/tui tests/sim tests/test_cli.py
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
@@ -55,6 +65,10 @@ bench: $(STAMP)
 bench-rl: $(COMPILED_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	PYTHONPATH=$(COMPILED) $(BIN)/python benchmarks/rl_speed.py --seconds 2 --repeats 5 --players 2 4 6
+
+# The online tables server under load, as `make run` runs it (the compiled build): the README's figures.
+bench-server: $(COMPILED_STAMP)
+	PYTHONPATH=$(COMPILED) $(BIN)/python benchmarks/server_load.py --tables 250 --seconds 30
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis

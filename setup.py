@@ -16,10 +16,16 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-# The hot path of the RL environments and of simulations. The engine stays standard-library
-# Python at run time: the compiled modules need nothing but the interpreter.
+# The hot paths: the engine's steps and views, the RL environments, and what the online tables
+# server does with every move (the table, its log's narration, the state frames). The engine stays
+# standard-library Python at run time: the compiled modules need nothing but the interpreter.
 COMPILED = [
     "src/royal_revenge/engine/state.py",
+    "src/royal_revenge/engine/observation.py",
+    "src/royal_revenge/engine/events.py",
+    "src/royal_revenge/narration.py",
+    "src/royal_revenge/session/table.py",
+    "src/royal_revenge/server/frames.py",
     "src/royal_revenge/rl/encoding.py",
     "src/royal_revenge/rl/core.py",
 ]

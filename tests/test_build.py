@@ -1,9 +1,10 @@
 """Which build runs: the sources in the development install, the compiled modules in the compiled build.
 
 ``make test`` runs the suite against the editable install (pure Python: an edited ``.py`` file is what
-runs, never a stale compiled copy), then runs this file, tests/engine and tests/rl again with the
-compiled build first on ``PYTHONPATH`` and ``ROYAL_REVENGE_EXPECT_COMPILED=1``. The compiled modules
-are the ones that ``setup.py`` lists.
+runs, never a stale compiled copy), then runs this file and the tests of everything the compiled modules
+run in (engine, RL, bots, server, terminal game, simulations) again with the compiled build first on
+``PYTHONPATH`` and ``ROYAL_REVENGE_EXPECT_COMPILED=1``. The compiled modules are the ones that
+``setup.py`` lists.
 """
 
 from __future__ import annotations
@@ -41,7 +42,10 @@ def is_compiled(module_name: str) -> bool:
 
 
 def test_the_compiled_list_names_the_hot_modules() -> None:
-    assert compiled_modules() == ["royal_revenge.engine.state", "royal_revenge.rl.encoding", "royal_revenge.rl.core"]
+    assert compiled_modules() == [
+        "royal_revenge.engine.state", "royal_revenge.engine.observation", "royal_revenge.engine.events",
+        "royal_revenge.narration", "royal_revenge.session.table", "royal_revenge.server.frames",
+        "royal_revenge.rl.encoding", "royal_revenge.rl.core"]
 
 
 def test_the_expected_build_is_the_one_loaded() -> None:

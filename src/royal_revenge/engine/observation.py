@@ -63,8 +63,12 @@ class Observation:
     outcome: Outcome | None
 
     @classmethod
-    def of(cls, state: GameState, seat: int | None) -> Observation:
-        """The view of ``state`` from ``seat``."""
+    def of(cls, state: GameState, seat: object) -> Observation:
+        """The view of ``state`` from ``seat`` (an ``int``, or ``None`` for a spectator).
+
+        (``seat`` is typed ``object`` so that the compiled build refuses a wrong one with the
+        engine's ``ValueError`` rather than a ``TypeError`` of its own.)
+        """
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players):
             raise ValueError(f"there is no seat {seat!r} at a table of {state.players}")
         own = seat is not None and state.decision is DRAWN and state.decider == seat

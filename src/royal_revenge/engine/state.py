@@ -498,7 +498,7 @@ class GameState:
         """What ``seat`` may see (R-DIGITAL-2); ``None`` is a spectator, who sees no hand."""
         from .observation import Observation
 
-        return Observation.of(self, seat)  # type: ignore[arg-type]  # it checks the seat
+        return Observation.of(self, seat)  # (it checks the seat)
 
     def legal_actions(self, seat: int | None) -> list[AnyAction]:
         """Every action ``seat`` may take now; ``None`` asks for the table's own actions.

@@ -192,9 +192,7 @@ class Seat:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Seat:
-        seat = cls(**data)
-        seat.kind = SeatKind(seat.kind)
-        return seat
+        return cls(**{**data, "kind": SeatKind(data["kind"])})
 
 
 @dataclass(frozen=True, slots=True)

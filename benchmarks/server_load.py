@@ -451,6 +451,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tables", type=int, default=2000, help="refuse to run more tables than this")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", dest="json_path", help="also write the figures to this JSON file")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds to run, each with a fresh server (default 1): this machine's speed drifts, so "
+                             "the figures of several rounds and their medians say more than one")
     args = parser.parse_args(argv)
 
     if not 1 <= args.tables <= args.max_tables:
@@ -460,7 +463,54 @@ def main(argv: list[str] | None = None) -> int:
     settings = json.loads(args.settings)
     settings.setdefault("players", args.players)
     workers = max(1, min(args.workers, args.tables))
+    if not 1 <= args.repeat <= 100:
+        parser.error("--repeat must be 1..100")
+    if args.url and args.repeat > 1:
+        parser.error("--repeat starts a fresh server for each round: not with --url")
+    rounds: list[dict[str, Any]] = []
+    failed = False
+    for number in range(args.repeat):
+        if args.repeat > 1:
+            print(f"--- round {number + 1} of {args.repeat}")
+        figures = _round(args, parser, settings, workers)
+        failed |= figures["total_errors"] > 0
+        rounds.append(figures)
+    if args.repeat > 1:
+        _print_summary(rounds)
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(rounds[0] if args.repeat == 1 else rounds, indent=2) + "\n")
+    return 1 if failed else 0
 
+
+def _cpu_probe() -> float:
+    """Milliseconds of CPU a fixed pure-Python loop takes now: how fast this (shared) machine is running."""
+    started = time.process_time()
+    total = 0
+    for number in range(2_000_000):
+        total += number * number
+    return 1000 * (time.process_time() - started)
+
+
+def _print_summary(rounds: list[dict[str, Any]]) -> None:
+    def median(values: list[float]) -> float:
+        ordered = sorted(values)
+        middle = len(ordered) // 2
+        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+    print(f"--- {len(rounds)} rounds: actions/s, ack p50 / p99 ms, errors, CPU probe ms (lower: a faster machine)")
+    for number, figures in enumerate(rounds, 1):
+        ack = figures["ack_ms"]
+        print(f"  {number}: {figures['actions_per_s']:8.1f}  {ack['p50']:6.1f} / {ack['p99']:6.1f}  "
+              f"{figures['total_errors']}  {figures['cpu_probe_ms']:.0f}")
+    print(f"  median: {median([f['actions_per_s'] for f in rounds]):8.1f}  "
+          f"{median([f['ack_ms']['p50'] for f in rounds]):6.1f} / {median([f['ack_ms']['p99'] for f in rounds]):6.1f}"
+          f"  {sum(f['total_errors'] for f in rounds)} errors in all")
+
+
+def _round(args: argparse.Namespace, parser: argparse.ArgumentParser, settings: dict[str, Any],
+           workers: int) -> dict[str, Any]:
+    """One round: start a server (unless ``--url``), play, print the figures and return them."""
+    probe = _cpu_probe()
     temp_dir = Path(tempfile.mkdtemp(prefix="rr-load-"))
     process: subprocess.Popen[bytes] | None = None
     server_pid = args.server_pid
@@ -578,6 +628,7 @@ def main(argv: list[str] | None = None) -> int:
         "compression": args.compression,
         "think_ms": args.think_ms,
         "server_nice": args.server_nice,
+        "cpu_probe_ms": round(probe, 1),
     }
     total_errors = sum(errors.values()) + broken + connect_failures + unacked
     print(f"tables {figures['tables']}, clients {clients} in {workers} process(es), think {args.think_ms:g} ms, "
@@ -598,10 +649,10 @@ def main(argv: list[str] | None = None) -> int:
           f"acknowledged message")
     print(f"load clients CPU {figures['clients_cpu_percent']}% (all worker processes); machine load average "
           f"{load_before:.1f} before, {figures['load_average']['after']:.1f} after on {os.cpu_count()} CPUs")
-    if args.json_path:
-        Path(args.json_path).write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"CPU probe before the round: {probe:.0f} ms (a fixed pure-Python loop; this machine's speed drifts)")
+    figures["total_errors"] = total_errors
     shutil.rmtree(temp_dir, ignore_errors=True)
-    return 0 if total_errors == 0 else 1
+    return figures
 
 
 if __name__ == "__main__":

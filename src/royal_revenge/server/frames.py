@@ -150,11 +150,15 @@ def _shared_changes(sent: dict[str, Any], view: dict[str, Any]) -> tuple[bytes, 
     game: dict[str, Any] = {}
     for name, value in view.items():
         if name == "game":
-            previous_game = sent.get("game")
+            # (typed as dicts: the compiled build then iterates them natively)
+            current: dict[str, Any] = value
+            previous_game: dict[str, Any] | None = sent.get("game")
             if previous_game is None:
-                game = value
+                game = current
             else:
-                game = {key: item for key, item in value.items() if previous_game.get(key, _ABSENT) != item}
+                for key, item in current.items():
+                    if previous_game.get(key, _ABSENT) != item:
+                        game[key] = item
         else:
             previous = sent.get(name, _ABSENT)
             if value is not previous and previous != value:  # (the cached parts are often the very same objects)

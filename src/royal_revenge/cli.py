@@ -397,6 +397,7 @@ def serve(host: str, port: int, db: str | None, log_level: str) -> None:
     import uvicorn
 
     from .server.app import create_app
+    from .server.websocket import SERVER_OPTIONS
 
     configure_logging(log_level)
     click.echo(f"UNO Royal Revenge: open http://{host}:{port}/ (database {url.split('://')[0]})", err=True)
@@ -408,8 +409,7 @@ def serve(host: str, port: int, db: str | None, log_level: str) -> None:
     # short, and the middle generation, collected every 10 of them, small. (At 50,000 and 20, with 4,000 players
     # connected, young collections took 60-110 ms and middle ones 600 ms: p99 630 ms at a person's pace.)
     gc.set_threshold(5_000, 10, 1_000)
-    uvicorn.run(app, host=host, port=port, log_config=None, log_level=log_level, ws_max_size=16384,
-                ws_ping_interval=20, ws_ping_timeout=20, ws_per_message_deflate=False)
+    uvicorn.run(app, host=host, port=port, log_config=None, log_level=log_level, **SERVER_OPTIONS)
 
 
 # --- play (the terminal game) ------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from royal_revenge.client import merge_state
 from royal_revenge.engine import AnyAction, Observation, Play
 from royal_revenge.server.app import create_app
 from royal_revenge.server.hub import FakeClock, Hub
+from royal_revenge.server.websocket import SERVER_OPTIONS
 from royal_revenge.session import Phase, Table
 
 SAFETY = 20.0
@@ -158,7 +159,7 @@ async def running_server(db: Path, *, clock: FakeClock | None = None,
     """A uvicorn server in this event loop on a free port of 127.0.0.1, with a fake clock."""
     clock = clock or FakeClock()
     app = create_app(f"sqlite+aiosqlite:///{db}", clock=clock, agent_factory=agent_factory)
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", ws_max_size=16384)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **SERVER_OPTIONS)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     try:

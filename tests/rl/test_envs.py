@@ -175,6 +175,38 @@ def test_bad_settings_are_refused() -> None:
         gym_env(players=2, opponents="no-such-bot")
 
 
+def test_a_subclass_override_is_called_and_human_rendering_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """last/observe/step are bound to the compiled core only when no subclass overrides them."""
+    from royal_revenge.rl.aec import RoyalRevengeAEC
+
+    calls: list[str] = []
+
+    class Counting(RoyalRevengeAEC):
+        def last(self, observe: bool = True) -> Any:
+            calls.append("last")
+            return super().last(observe)
+
+        def step(self, action: Any) -> None:
+            calls.append("step")
+            super().step(action)
+
+    env = Counting(players=2)
+    env.reset(seed=3)
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert calls == ["last", "step"]
+    human = raw_env(players=2, render_mode="human")
+    human.reset(seed=3)
+    capsys.readouterr()
+    obs, *_ = human.last()
+    human.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert "to decide: player_" in capsys.readouterr().out
+    human.render_mode = None
+    obs, *_ = human.last()
+    human.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert capsys.readouterr().out == ""
+
+
 # ---------------------------------------------------------------------------- who decides
 
 

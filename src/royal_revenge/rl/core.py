@@ -346,6 +346,19 @@ class AECCore:
         self.infos: dict[str, Any] = {}
         self.selection: str = agents[0]
         self.rewarded = False
+        self.env: Any = None  # the AECEnv, for PettingZoo's own helpers at the end of an episode
+        self.human = False  # render_mode == "human": render after every step
+
+    def env_step(self, action: object) -> None:
+        """The whole of ``RoyalRevengeAEC.step``: :meth:`step`, then PettingZoo's helpers when due."""
+        done = self.step(action)
+        if done != STEPPED:
+            if done == DEAD:
+                self.env._was_dead_step(action)
+                return
+            self.env._deads_step_first()  # ENDED: the first terminated agent is selected
+        if self.human:
+            self.env.render()
 
     def reset(self, seed: int) -> None:
         table = self.table
@@ -364,7 +377,7 @@ class AECCore:
         vector, mask = self.table.observation(self.seat_of[agent])
         return {"observation": vector, "action_mask": mask}
 
-    def last(self, observe: bool) -> tuple[dict[str, Any] | None, Any, Any, Any, Any]:
+    def last(self, observe: bool = True) -> tuple[dict[str, Any] | None, Any, Any, Any, Any]:
         agent = self.selection
         observation: dict[str, Any] | None = None
         if observe:

@@ -1,4 +1,4 @@
-"""The shuffle's two ways of computing the same SplitMix64 stream (64-bit integers, 32-bit halves)."""
+"""The generator's two ways of computing the same SplitMix64 stream (64-bit integers, 32-bit halves)."""
 
 from __future__ import annotations
 
@@ -64,3 +64,30 @@ def test_the_state_shuffles_as_the_reference() -> None:
         state._shuffle(cards)
         assert state.rng == reference_shuffle(seed, expected)
         assert cards == expected
+
+
+def reference_rand_below(rng: int, bound: int) -> tuple[int, int]:
+    """GameState._rand_below in 64-bit arithmetic: (new state, value)."""
+    state = (rng + 0x9E3779B97F4A7C15) & MASK64
+    z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    z ^= z >> 31
+    return state, (z * bound) >> 64
+
+
+def test_rand_below_halves_match_the_64_bit_arithmetic() -> None:
+    draw = random.Random(7)
+    bounds = [1, 2, 3, 6, 7, 56, 1000, (1 << 16) + 1, (1 << 30) - 1]
+    for rng in EDGE_STATES + [draw.getrandbits(64) for _ in range(2000)]:
+        for bound in bounds:
+            assert engine_state._rand_below_halves(rng, bound) == reference_rand_below(rng, bound)
+
+
+def test_the_state_draws_as_the_reference() -> None:
+    state = GameState.new(GameOptions(players=4), seed=3)
+    for seed in (0, 1, 2**64 - 1, 12345678901234567):
+        for bound in (1, 6, 7, 1 << 29, 1 << 30, 1 << 40):
+            state.rng = seed
+            expected_state, expected = reference_rand_below(seed, bound)
+            assert state._rand_below(bound) == expected
+            assert state.rng == expected_state

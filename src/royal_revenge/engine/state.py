@@ -893,7 +893,10 @@ class GameState:
         return str(top)
 
     def _rand_below(self, bound: int) -> int:
-        """A uniform integer in [0, bound) from the SplitMix64 stream."""
+        """A uniform integer in [0, bound) from the SplitMix64 stream (compiled: :func:`_rand_below_halves`)."""
+        if _COMPILED and 0 < bound < 1 << 30:
+            self.rng, value = _rand_below_halves(self.rng, bound)
+            return value
         state = (self.rng + 0x9E3779B97F4A7C15) & _MASK64
         self.rng = state
         z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
@@ -1167,15 +1170,64 @@ class GameState:
         )
 
 
-def _shuffle_halves(rng: int, cards: list[Card]) -> int:
-    """:meth:`GameState._shuffle` computed on 32-bit halves; returns the generator's new state.
+def _splitmix_halves(s_hi: i64, s_lo: i64) -> tuple[i64, i64, i64, i64]:
+    """One SplitMix64 step on 32-bit halves: the new state (high, low) and the output (high, low).
 
-    The same numbers, step by step: every 64-bit value is a pair (high, low) of 32-bit halves,
-    and every product is a half times a 16-bit part of a constant (below 2**48), so compiled
-    code does it all in machine words (``i64``, which never overflows here), where the 64-bit
-    arithmetic of ``_shuffle`` makes a Python integer at almost every operation. (Interpreted,
-    ``i64`` is ``int`` and the three times as many operations are slower: ``_shuffle`` keeps its
-    own arithmetic there.) The tests check that both give the same cards and the same state.
+    The arithmetic of :meth:`GameState._rand_below`, step by step, with every 64-bit value a pair
+    of 32-bit halves and every product a half times a 16-bit part of a constant (below 2**48):
+    compiled, it all stays in machine words (``i64``, which never overflows here), where the
+    64-bit arithmetic makes a Python integer at almost every operation.
+    """
+    m32: i64 = 0xFFFFFFFF
+    # state = (state + 0x9E3779B97F4A7C15) mod 2**64
+    s_lo += 0x7F4A7C15
+    s_hi = (s_hi + 0x9E3779B9 + (s_lo >> 32)) & m32
+    s_lo &= m32
+    # z = state ^ (state >> 30)
+    lo: i64 = s_lo ^ (((s_hi << 2) | (s_lo >> 30)) & m32)
+    hi: i64 = s_hi ^ (s_hi >> 30)
+    # z = z * 0xBF58476D_1CE4E5B9 mod 2**64: the low half times the low word (in 16-bit parts),
+    # plus the cross products mod 2**32 in the high half
+    a: i64 = lo * 0xE5B9
+    b: i64 = lo * 0x1CE4
+    t: i64 = (a & m32) + ((b & 0xFFFF) << 16)
+    hi = (
+        (a >> 32)
+        + (b >> 16)
+        + (t >> 32)
+        + hi * 0xE5B9
+        + (((hi * 0x1CE4) & 0xFFFF) << 16)
+        + lo * 0x476D
+        + (((lo * 0xBF58) & 0xFFFF) << 16)
+    ) & m32
+    lo = t & m32
+    # z ^= z >> 27
+    lo ^= ((hi << 5) | (lo >> 27)) & m32
+    hi ^= hi >> 27
+    # z = z * 0x94D049BB_133111EB mod 2**64
+    a = lo * 0x11EB
+    b = lo * 0x1331
+    t = (a & m32) + ((b & 0xFFFF) << 16)
+    hi = (
+        (a >> 32)
+        + (b >> 16)
+        + (t >> 32)
+        + hi * 0x11EB
+        + (((hi * 0x1331) & 0xFFFF) << 16)
+        + lo * 0x49BB
+        + (((lo * 0x94D0) & 0xFFFF) << 16)
+    ) & m32
+    lo = t & m32
+    # z ^= z >> 31
+    return s_hi, s_lo, hi ^ (hi >> 31), lo ^ (((hi << 1) | (lo >> 31)) & m32)
+
+
+def _shuffle_halves(rng: int, cards: list[Card]) -> int:
+    """:meth:`GameState._shuffle` on 32-bit halves (:func:`_splitmix_halves`); returns the new state.
+
+    (Interpreted, ``i64`` is ``int`` and the three times as many operations are slower than the
+    64-bit arithmetic: ``_shuffle`` uses this only compiled. The tests check that both ways give
+    the same cards and the same state.)
     """
     m32: i64 = 0xFFFFFFFF
     s_hi: i64 = rng >> 32
@@ -1186,48 +1238,7 @@ def _shuffle_halves(rng: int, cards: list[Card]) -> int:
     i: i64 = len(cards) - 1
     while i > 0:
         if left == 0:
-            # state = (state + 0x9E3779B97F4A7C15) mod 2**64
-            s_lo += 0x7F4A7C15
-            s_hi = (s_hi + 0x9E3779B9 + (s_lo >> 32)) & m32
-            s_lo &= m32
-            # z = state ^ (state >> 30)
-            lo: i64 = s_lo ^ (((s_hi << 2) | (s_lo >> 30)) & m32)
-            hi: i64 = s_hi ^ (s_hi >> 30)
-            # z = z * 0xBF58476D_1CE4E5B9 mod 2**64: the low half times the low word (in 16-bit
-            # parts), plus the cross products mod 2**32 in the high half
-            a: i64 = lo * 0xE5B9
-            b: i64 = lo * 0x1CE4
-            t: i64 = (a & m32) + ((b & 0xFFFF) << 16)
-            hi = (
-                (a >> 32)
-                + (b >> 16)
-                + (t >> 32)
-                + hi * 0xE5B9
-                + (((hi * 0x1CE4) & 0xFFFF) << 16)
-                + lo * 0x476D
-                + (((lo * 0xBF58) & 0xFFFF) << 16)
-            ) & m32
-            lo = t & m32
-            # z ^= z >> 27
-            lo ^= ((hi << 5) | (lo >> 27)) & m32
-            hi ^= hi >> 27
-            # z = z * 0x94D049BB_133111EB mod 2**64
-            a = lo * 0x11EB
-            b = lo * 0x1331
-            t = (a & m32) + ((b & 0xFFFF) << 16)
-            hi = (
-                (a >> 32)
-                + (b >> 16)
-                + (t >> 32)
-                + hi * 0x11EB
-                + (((hi * 0x1331) & 0xFFFF) << 16)
-                + lo * 0x49BB
-                + (((lo * 0x94D0) & 0xFFFF) << 16)
-            ) & m32
-            lo = t & m32
-            # z ^= z >> 31
-            z_lo = lo ^ (((hi << 1) | (lo >> 31)) & m32)
-            z_hi = hi ^ (hi >> 31)
+            s_hi, s_lo, z_hi, z_lo = _splitmix_halves(s_hi, s_lo)
             left = 3
         # z *= i + 1; j = z >> 64; z mod 2**64 carries on
         low: i64 = z_lo * (i + 1)
@@ -1241,8 +1252,16 @@ def _shuffle_halves(rng: int, cards: list[Card]) -> int:
     return (int(s_hi) << 32) | int(s_lo)
 
 
+def _rand_below_halves(rng: int, bound: int) -> tuple[int, int]:
+    """:meth:`GameState._rand_below` on 32-bit halves, for ``0 < bound < 2**30``: (new state, value)."""
+    s_hi, s_lo, z_hi, z_lo = _splitmix_halves(rng >> 32, rng & 0xFFFFFFFF)
+    m: i64 = bound
+    high: i64 = z_hi * m + ((z_lo * m) >> 32)
+    return (int(s_hi) << 32) | int(s_lo), int(high >> 32)
+
+
 # Whether this module runs compiled (mypyc): its functions are then built-in functions.
-_COMPILED: Final = not isinstance(_shuffle_halves, FunctionType)
+_COMPILED: Final = not isinstance(_splitmix_halves, FunctionType)
 
 _HANDLERS: Final[dict[type, Any]] = {
     Play: GameState._on_play,

@@ -396,6 +396,25 @@ def test_reset_with_a_seed_reproduces_the_episode_and_the_scepter_can_be_off() -
     assert jester_choices == 1  # no fanfare: only the round's first Jester
 
 
+def test_resets_without_a_seed_follow_the_last_seed() -> None:
+    """reset() after reset(seed=s) deals from numpy's default_rng(s), however many seeded resets came first."""
+    first, second = raw_env(players=3), raw_env(players=3)
+    first.reset(seed=9)
+    second.reset(seed=1)
+    second.reset(seed=9)
+    deals = []
+    for env in (first, second):
+        env.reset()
+        deals.append(env.table.state.hands)
+        env.reset()
+        deals.append(env.table.state.hands)
+    assert deals[0] == deals[2] and deals[1] == deals[3] and deals[0] != deals[1]
+    expected = int(np.random.default_rng(9).integers(0, 2**63))
+    third = raw_env(players=3)
+    third.reset(seed=expected)
+    assert third.table.state.hands == deals[0]
+
+
 def test_max_steps_truncates() -> None:
     env = raw_env(players=2, max_steps=5)
     env.reset(seed=0)

@@ -128,7 +128,8 @@ class RoyalRevengeAEC(AECEnv):  # type: ignore[misc]
         obs_space = observation_space(self.table.options)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
-        self._next_seed: int | None = None
+        self._np_random: np.random.Generator | None = None
+        self._np_random_seed: int | None = None
 
     # ------------------------------------------------------------------ spaces
 
@@ -141,12 +142,19 @@ class RoyalRevengeAEC(AECEnv):  # type: ignore[misc]
     # ------------------------------------------------------------------ API
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new episode. ``seed`` seeds the engine; without one, a fresh seed is drawn."""
+        """Deal a new episode. ``seed`` seeds the engine; without one, a fresh seed is drawn.
+
+        The seeds of later resets without a seed come from ``numpy.random.default_rng(seed)`` (or
+        from fresh entropy before any seed), made only when the first such reset needs it.
+        """
         if seed is not None:
-            self._np_random = np.random.default_rng(seed)
-        elif not hasattr(self, "_np_random"):
-            self._np_random = np.random.default_rng()
-        game_seed = int(seed) if seed is not None else int(self._np_random.integers(0, 2**63))
+            self._np_random = None
+            self._np_random_seed = seed
+            game_seed = int(seed)
+        else:
+            if self._np_random is None:
+                self._np_random = np.random.default_rng(self._np_random_seed)
+            game_seed = int(self._np_random.integers(0, 2**63))
         self._core.reset(game_seed)
 
     @property

@@ -757,26 +757,44 @@ class PublicEncoder:
         view.discard_seen = size
 
         hand = cast("list[int]", state.hands[me])
-        if hand != view.hand:
-            # write the faces whose count changed: old cards count -1, new ones +1
+        old = view.hand
+        new_end = len(hand)
+        old_end = len(old)
+        start = 0
+        limit = new_end if new_end < old_end else old_end
+        while start < limit and hand[start] == old[start]:
+            start += 1
+        if start < new_end or start < old_end:
+            # Only the cards between the common head and the common tail differ (a play removes one
+            # card, a draw appends): count those old cards -1 and new ones +1, then write the faces
+            # whose count changed. (A face's count stays below the deck's copies: a boxed float.)
+            while new_end > start and old_end > start and hand[new_end - 1] == old[old_end - 1]:
+                new_end -= 1
+                old_end -= 1
             delta = self._delta
             have = view.hand_counts
-            old = view.hand
-            for face in old:
+            floats = _FLOATS
+            for position in range(start, old_end):
+                face = old[position]
                 delta[face] = delta[face] - 1
-            for face in hand:
+            for position in range(start, new_end):
+                face = hand[position]
                 delta[face] = delta[face] + 1
-            for face in old:
+            for position in range(start, old_end):
+                face = old[position]
                 change = delta[face]
                 if change:
-                    have[face] = have[face] + change
-                    v[at[face]] = _boxed(have[face])
+                    count = have[face] + change
+                    have[face] = count
+                    v[at[face]] = floats[count]
                     delta[face] = 0
-            for face in hand:
+            for position in range(start, new_end):
+                face = hand[position]
                 change = delta[face]
                 if change:
-                    have[face] = have[face] + change
-                    v[at[face]] = _boxed(have[face])
+                    count = have[face] + change
+                    have[face] = count
+                    v[at[face]] = floats[count]
                     delta[face] = 0
             view.hand = hand[:]
 

@@ -94,12 +94,18 @@ _BLANK: Final = object()  # the key to GameState(): only the engine's own constr
 # The tables and shared actions of the hot paths, as module constants of this module (compiled,
 # they are read directly instead of being looked up among the module's globals at every use).
 _PLAYABLE: Final = PLAYABLE
+_PLAYABLE_BYTES: Final = tuple(bytes(row) for row in PLAYABLE)  # (compiled: a byte read, not a bool object)
 _KIND_OF: Final = KIND_OF
 _COLOUR_OF: Final = COLOUR_OF
 _CARD: Final = Card
 _PLAY: Final = Play
 _DRAW_TYPE: Final = Draw
 _KEEP_TYPE: Final = Keep
+_JESTER_TYPE: Final = ChooseJester
+_COLOUR_TYPE: Final = ChooseColour
+_VICTIM_TYPE: Final = ChooseVictim
+_CATCH_TYPE: Final = Catch
+_CALL_UNO_TYPE: Final = CallUno
 _PLAYS: Final = PLAYS
 _PLAYS_UNO: Final = PLAYS_UNO
 _DRAW: Final = DRAW
@@ -515,19 +521,22 @@ class GameState:
                 return [NEXT_ROUND]
             return [FANFARE] if self._fanfare_refusal() is None else []
         actions: list[AnyAction]
-        if seat == self.decider:
+        decider = self.decider
+        if decider is not None and seat == decider:
             decision = self.decision
             if decision is TURN:
                 # (cards, colours and their codes are int subclasses: cast to int, compiled code
-                # handles them as machine integers)
+                # handles them as machine integers; the playable cards are collected as plain ints,
+                # which sort faster than cards)
                 hand = cast("list[int]", self.hands[seat])
                 key = cast(int, self.discard[-1])
                 if key == _WILD_CODE:
                     assert self.active_colour is not None
                     key += cast(int, self.active_colour)
-                playable = _PLAYABLE[key]
+                playable = _PLAYABLE_BYTES[key]
                 cards = [card for card in hand if playable[card]]
-                cards.sort()
+                if len(cards) > 1:
+                    cards.sort()
                 plays = _PLAYS
                 actions = []
                 previous = -1
@@ -552,7 +561,7 @@ class GameState:
                     assert self.active_colour is not None
                     key += cast(int, self.active_colour)
                 face = cast(int, drawn)
-                if _PLAYABLE[key][face]:
+                if _PLAYABLE_BYTES[key][face]:
                     actions.append(_PLAYS[face])
                     if len(self.hands[seat]) == 2:
                         actions.append(_PLAYS_UNO[face])
@@ -607,17 +616,28 @@ class GameState:
         # (the slow, exact check: int subclasses yes, bools no)
         who = seat if seat is None or (type(seat) is int and 0 <= seat < self.players) else self._check_seat(seat)
         kind = type(action)
-        if kind not in _HANDLERS:
+        if kind is not _PLAY and kind is not _DRAW_TYPE and kind is not _KEEP_TYPE and kind not in _HANDLERS:
             raise IllegalActionError(f"not an action: {action!r}")
         if self.decision is GAME_OVER:
             raise IllegalActionError("the game is over", "R-SCORE-3")
-        # The common actions first, called directly; the others through the table of handlers.
+        # Every player's action called directly (compiled: a native call), the common ones first;
+        # the table's own through the table of handlers.
         if kind is _PLAY:
             self._on_play(who, cast(Play, action))
         elif kind is _DRAW_TYPE:
             self._on_draw(who, cast(Draw, action))
         elif kind is _KEEP_TYPE:
             self._on_keep(who, cast(Keep, action))
+        elif kind is _JESTER_TYPE:
+            self._on_jester(who, cast(ChooseJester, action))
+        elif kind is _COLOUR_TYPE:
+            self._on_colour(who, cast(ChooseColour, action))
+        elif kind is _VICTIM_TYPE:
+            self._on_victim(who, cast(ChooseVictim, action))
+        elif kind is _CATCH_TYPE:
+            self._on_catch(who, cast(Catch, action))
+        elif kind is _CALL_UNO_TYPE:
+            self._on_call_uno(who, cast(CallUno, action))
         else:
             _HANDLERS[kind](self, who, action)
 

@@ -546,6 +546,9 @@ _JESTER_FOR_SETUP: Final = Layout.JESTER_FOR_SETUP
 _TURNS_CAP: Final = Layout.TURNS_CAP
 _NOWHERE: Final = OBS_SIZE  # a spare slot past the observation: where an absent one-hot field "is"
 _FLOAT32: Final = np.dtype(np.float32)
+# A fresh copy of an array (``numpy.array`` copies by default): about 150 instructions cheaper than
+# the ``copy`` method, whose arguments are parsed the slow way.
+_NEW_ARRAY: Final = np.array
 _INT8: Final = np.dtype(np.int8)
 _DISCARD_BYTES: Final = 4 * _DISCARD
 _DISCARD_BYTES_END: Final = 4 * (_DISCARD + NUM_FACES)
@@ -910,11 +913,11 @@ class PublicEncoder:
             v[at[_JESTER_FOR_SETUP]] = _boxed(value)
             view.jester_for_setup = value
 
-        out: npt.NDArray[np.float32] = view.array.copy()
+        out: npt.NDArray[np.float32] = _NEW_ARRAY(view.array)
         mask = self._mask_buffer  # all zero between calls
         for index in legal:
             mask[index] = 1
-        legal_mask: npt.NDArray[np.int8] = self._mask.copy()
+        legal_mask: npt.NDArray[np.int8] = _NEW_ARRAY(self._mask)
         for index in legal:
             mask[index] = 0
         return out, legal_mask

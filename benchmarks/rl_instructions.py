@@ -120,8 +120,10 @@ def _count(valgrind: str, name: str, players: int, seed: int, warmup: int, episo
             str(warmup),
             str(episodes),
         ]
-        # (a fixed hash seed: both runs do the same work; one BLAS thread: no idle thread's spinning counted)
-        env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
+        # (a fixed hash seed: both runs do the same work; one BLAS thread: no idle thread's spinning
+        # counted; no bytecode written: a first run that compiles and caches a module would cost
+        # more than the second, which reads the cache)
+        env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
         done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
         if done.returncode:
             raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from types import FunctionType
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast, overload
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, overload
 
 from . import events as ev
 from .actions import (
@@ -525,14 +525,17 @@ class GameState:
         if decider is not None and seat == decider:
             decision = self.decision
             if decision is TURN:
-                # (cards, colours and their codes are int subclasses: cast to int, compiled code
-                # handles them as machine integers; the playable cards are collected as plain ints,
-                # which sort faster than cards)
-                hand = cast("list[int]", self.hands[seat])
-                key = cast(int, self.discard[-1])
+                # (cards, colours and their codes are int subclasses, read into variables declared
+                # int: compiled code handles them as machine integers, and interpreted, unlike a
+                # typing.cast call, the declaration costs nothing; the playable cards are collected
+                # as plain ints, which sort faster than cards)
+                hand: list[int] = self.hands[seat]  # type: ignore[assignment]
+                key: int = self.discard[-1]
                 if key == _WILD_CODE:
-                    assert self.active_colour is not None
-                    key += cast(int, self.active_colour)
+                    colour = self.active_colour
+                    assert colour is not None
+                    offset: int = colour
+                    key += offset
                 playable = _PLAYABLE_BYTES[key]
                 cards = [card for card in hand if playable[card]]
                 if len(cards) > 1:
@@ -556,11 +559,13 @@ class GameState:
                 drawn = self.drawn
                 assert drawn is not None
                 actions = []
-                key = cast(int, self.discard[-1])
+                key = self.discard[-1]
                 if key == _WILD_CODE:
-                    assert self.active_colour is not None
-                    key += cast(int, self.active_colour)
-                face = cast(int, drawn)
+                    colour = self.active_colour
+                    assert colour is not None
+                    offset = colour
+                    key += offset
+                face: int = drawn
                 if _PLAYABLE_BYTES[key][face]:
                     actions.append(_PLAYS[face])
                     if len(self.hands[seat]) == 2:
@@ -622,22 +627,23 @@ class GameState:
             raise IllegalActionError("the game is over", "R-SCORE-3")
         # Every player's action called directly (compiled: a native call), the common ones first;
         # the table's own through the table of handlers.
+        # (the handlers take the action untyped: they read its fields with getattr, see _on_play)
         if kind is _PLAY:
-            self._on_play(who, cast(Play, action))
+            self._on_play(who, action)
         elif kind is _DRAW_TYPE:
-            self._on_draw(who, cast(Draw, action))
+            self._on_draw(who, action)
         elif kind is _KEEP_TYPE:
-            self._on_keep(who, cast(Keep, action))
+            self._on_keep(who, action)
         elif kind is _JESTER_TYPE:
-            self._on_jester(who, cast(ChooseJester, action))
+            self._on_jester(who, action)
         elif kind is _COLOUR_TYPE:
-            self._on_colour(who, cast(ChooseColour, action))
+            self._on_colour(who, action)
         elif kind is _VICTIM_TYPE:
-            self._on_victim(who, cast(ChooseVictim, action))
+            self._on_victim(who, action)
         elif kind is _CATCH_TYPE:
-            self._on_catch(who, cast(Catch, action))
+            self._on_catch(who, action)
         elif kind is _CALL_UNO_TYPE:
-            self._on_call_uno(who, cast(CallUno, action))
+            self._on_call_uno(who, action)
         else:
             _HANDLERS[kind](self, who, action)
 
@@ -667,27 +673,29 @@ class GameState:
 
     # ------------------------------------------------------------------ handlers
 
-    def _on_play(self, seat: int | None, action: Play) -> None:
+    def _on_play(self, seat: int | None, action: object) -> None:
         # Fields are read untyped (getattr): a malformed action is refused below, where compiled code
         # reading an annotated field would raise a TypeError first.
         card: object = getattr(action, "card")  # noqa: B009
         uno: object = getattr(action, "uno")  # noqa: B009
         if type(card) is not _CARD or type(uno) is not bool:
             raise IllegalActionError(f"a play needs a Card and a true/false UNO call, not {action!r}", "R-TURN-2")
-        face = cast(int, card)  # the card's code, for the tables (compiled: a machine integer)
+        face: int = card  # the card's code, for the tables (compiled: a machine integer)
         decision = self.decision
-        if decision is TURN and seat == self.decider:  # decider is a seat during a turn, so seat is too
-            assert seat is not None
+        decider = self.decider
+        if decision is TURN and seat is not None and decider is not None and seat == decider:
             hand = self.hands[seat]
             try:
                 index = hand.index(card)
             except ValueError:
                 raise IllegalActionError(f"seat {seat} holds no {card}", "R-TURN-2") from None
-            key = cast(int, self.discard[-1])
+            key: int = self.discard[-1]
             if key == _WILD_CODE:
-                assert self.active_colour is not None
-                key += cast(int, self.active_colour)
-            if not _PLAYABLE[key][face]:
+                colour = self.active_colour
+                assert colour is not None
+                offset: int = colour
+                key += offset
+            if not _PLAYABLE_BYTES[key][face]:
                 raise IllegalActionError(f"{card} cannot be played on {self._match_text()}", "R-TURN-1")
         elif decision is DRAWN:
             self._require(seat, DRAWN, "play a card")
@@ -763,7 +771,7 @@ class GameState:
             self.decision = COLOUR
             self.decider = self.king
 
-    def _on_draw(self, seat: int | None, action: Draw) -> None:
+    def _on_draw(self, seat: int | None, action: object) -> None:
         if self.decision is not TURN or seat != self.decider:
             self._require(seat, TURN, "draw")
         assert seat is not None
@@ -787,7 +795,7 @@ class GameState:
         if events is not None:
             events.append(ev.Drew(seat, 1, "turn", (card,)))
 
-    def _on_keep(self, seat: int | None, action: Keep) -> None:
+    def _on_keep(self, seat: int | None, action: object) -> None:
         if self.decision is not DRAWN or seat != self.decider:
             self._require(seat, DRAWN, "keep the drawn card")
         assert seat is not None
@@ -796,7 +804,7 @@ class GameState:
             self._events.append(ev.Kept(seat))
         self._finish_turn(seat, (seat + self.direction) % self.players)
 
-    def _on_colour(self, seat: int | None, action: ChooseColour) -> None:
+    def _on_colour(self, seat: int | None, action: object) -> None:
         self._require(seat, COLOUR, "choose a colour")
         colour: object = getattr(action, "colour")  # noqa: B009  (untyped read: see _on_play)
         if not isinstance(colour, Colour):
@@ -806,7 +814,7 @@ class GameState:
             self._events.append(ev.ColourChosen(self.king, colour))
         self._resume_after_choice()
 
-    def _on_victim(self, seat: int | None, action: ChooseVictim) -> None:
+    def _on_victim(self, seat: int | None, action: object) -> None:
         self._require(seat, VICTIM, "choose who draws")
         victim: object = getattr(action, "seat")  # noqa: B009  (untyped read: see _on_play)
         if isinstance(victim, bool) or not isinstance(victim, int) or not 0 <= victim < self.players:
@@ -816,7 +824,7 @@ class GameState:
         self._plus_one(victim, self.resolving)
         self._resume_after_choice()
 
-    def _on_jester(self, seat: int | None, action: ChooseJester) -> None:
+    def _on_jester(self, seat: int | None, action: object) -> None:
         self._require(seat, JESTER, "choose the Jester")
         jester: object = getattr(action, "seat")  # noqa: B009  (untyped read: see _on_play)
         if isinstance(jester, bool) or not isinstance(jester, int) or not 0 <= jester < self.players:
@@ -832,7 +840,7 @@ class GameState:
         else:
             self._begin_turn(self.king)  # the new King plays next (R-KING-2)
 
-    def _on_call_uno(self, seat: int | None, action: CallUno) -> None:
+    def _on_call_uno(self, seat: int | None, action: object) -> None:
         if seat is None:
             raise IllegalActionError("UNO is called by a player, not the table", "R-UNO-1")
         if self.uno_seat != seat or len(self.hands[seat]) != 1:
@@ -846,7 +854,7 @@ class GameState:
         if self._events is not None:
             self._events.append(ev.UnoCalled(seat))
 
-    def _on_catch(self, seat: int | None, action: Catch) -> None:
+    def _on_catch(self, seat: int | None, action: object) -> None:
         if seat is None:
             raise IllegalActionError("a catch is made by a player, not the table", "R-UNO-2")
         target: object = getattr(action, "seat")  # noqa: B009  (untyped read: see _on_play)

@@ -20,7 +20,7 @@ Who is selected (docs/rl.md, "Who decides"):
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -185,7 +185,8 @@ class Table:
             role = _NONE
             legal = _NO_LEGAL
         else:
-            role = _CHANCE if self.chance else _ROLE_OF[cast(int, decision)]
+            code: int = decision  # (an int variable: compiled, a machine integer; interpreted, free)
+            role = _CHANCE if self.chance else _ROLE_OF[code]
             legal = self._legal or self.legal()
         if self.fast_observation:
             return self._encoder.encode_with_mask(state, seat, role, legal)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from royal_revenge.engine import ALL_CARDS, Action, Colour, Decision, GameOptions, GameState, Observation, Scoring
-from royal_revenge.engine.actions import CATCHES, COLOURS, JESTERS, PLAYS, PLAYS_UNO, VICTIMS
+from royal_revenge.engine.actions import CATCHES, COLOURS, JESTERS, MAX_SEATS, PLAYS, PLAYS_UNO, VICTIMS
 from royal_revenge.rl import raw_env
 from royal_revenge.rl.encoding import (
     CALL_UNO_ACTION,
@@ -230,3 +230,6 @@ def test_legal_indices_map_shared_and_other_instances(players: int) -> None:
         expected = [action_to_int(action, seat, players) for action in actions]  # type: ignore[arg-type]
         assert legal_indices(actions, seat, players) == expected  # type: ignore[arg-type]
         assert legal_indices(copies, seat, players) == expected  # type: ignore[arg-type]
+        if players < MAX_SEATS:  # a shared instance naming a seat this table lacks: refused, as by action_to_int
+            with pytest.raises(ValueError, match="no seat"):
+                legal_indices([VICTIMS[MAX_SEATS - 1]], seat, players)

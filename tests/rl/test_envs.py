@@ -175,6 +175,38 @@ def test_bad_settings_are_refused() -> None:
         gym_env(players=2, opponents="no-such-bot")
 
 
+def test_a_subclass_override_is_called_and_human_rendering_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """last/observe/step are bound to the compiled core only when no subclass overrides them."""
+    from royal_revenge.rl.aec import RoyalRevengeAEC
+
+    calls: list[str] = []
+
+    class Counting(RoyalRevengeAEC):
+        def last(self, observe: bool = True) -> Any:
+            calls.append("last")
+            return super().last(observe)
+
+        def step(self, action: Any) -> None:
+            calls.append("step")
+            super().step(action)
+
+    env = Counting(players=2)
+    env.reset(seed=3)
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert calls == ["last", "step"]
+    human = raw_env(players=2, render_mode="human")
+    human.reset(seed=3)
+    capsys.readouterr()
+    obs, *_ = human.last()
+    human.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert "to decide: player_" in capsys.readouterr().out
+    human.render_mode = None
+    obs, *_ = human.last()
+    human.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert capsys.readouterr().out == ""
+
+
 # ---------------------------------------------------------------------------- who decides
 
 
@@ -362,6 +394,25 @@ def test_reset_with_a_seed_reproduces_the_episode_and_the_scepter_can_be_off() -
         jester_choices += env.table.state.decision is Decision.JESTER and not env.table.chance
         env.step(pick(env.table.mask(env.table.selected), rng))
     assert jester_choices == 1  # no fanfare: only the round's first Jester
+
+
+def test_resets_without_a_seed_follow_the_last_seed() -> None:
+    """reset() after reset(seed=s) deals from numpy's default_rng(s), however many seeded resets came first."""
+    first, second = raw_env(players=3), raw_env(players=3)
+    first.reset(seed=9)
+    second.reset(seed=1)
+    second.reset(seed=9)
+    deals = []
+    for env in (first, second):
+        env.reset()
+        deals.append(env.table.state.hands)
+        env.reset()
+        deals.append(env.table.state.hands)
+    assert deals[0] == deals[2] and deals[1] == deals[3] and deals[0] != deals[1]
+    expected = int(np.random.default_rng(9).integers(0, 2**63))
+    third = raw_env(players=3)
+    third.reset(seed=expected)
+    assert third.table.state.hands == deals[0]
 
 
 def test_max_steps_truncates() -> None:

@@ -26,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast, overload
+from types import FunctionType
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, overload
 
 from . import events as ev
 from .actions import (
@@ -71,6 +72,8 @@ from .errors import IllegalActionError, OptionsError
 from .options import GameOptions, Scoring
 
 if TYPE_CHECKING:
+    from mypy_extensions import i64  # (compiled: a machine word; only annotations use it)
+
     from .observation import Observation
 
 __all__ = ["Decision", "Pending", "RoundResult", "Outcome", "GameState", "HAND_SIZE"]
@@ -91,12 +94,18 @@ _BLANK: Final = object()  # the key to GameState(): only the engine's own constr
 # The tables and shared actions of the hot paths, as module constants of this module (compiled,
 # they are read directly instead of being looked up among the module's globals at every use).
 _PLAYABLE: Final = PLAYABLE
+_PLAYABLE_BYTES: Final = tuple(bytes(row) for row in PLAYABLE)  # (compiled: a byte read, not a bool object)
 _KIND_OF: Final = KIND_OF
 _COLOUR_OF: Final = COLOUR_OF
 _CARD: Final = Card
 _PLAY: Final = Play
 _DRAW_TYPE: Final = Draw
 _KEEP_TYPE: Final = Keep
+_JESTER_TYPE: Final = ChooseJester
+_COLOUR_TYPE: Final = ChooseColour
+_VICTIM_TYPE: Final = ChooseVictim
+_CATCH_TYPE: Final = Catch
+_CALL_UNO_TYPE: Final = CallUno
 _PLAYS: Final = PLAYS
 _PLAYS_UNO: Final = PLAYS_UNO
 _DRAW: Final = DRAW
@@ -512,19 +521,25 @@ class GameState:
                 return [NEXT_ROUND]
             return [FANFARE] if self._fanfare_refusal() is None else []
         actions: list[AnyAction]
-        if seat == self.decider:
+        decider = self.decider
+        if decider is not None and seat == decider:
             decision = self.decision
             if decision is TURN:
-                # (cards, colours and their codes are int subclasses: cast to int, compiled code
-                # handles them as machine integers)
-                hand = cast("list[int]", self.hands[seat])
-                key = cast(int, self.discard[-1])
+                # (cards, colours and their codes are int subclasses, read into variables declared
+                # int: compiled code handles them as machine integers, and interpreted, unlike a
+                # typing.cast call, the declaration costs nothing; the playable cards are collected
+                # as plain ints, which sort faster than cards)
+                hand: list[int] = self.hands[seat]  # type: ignore[assignment]
+                key: int = self.discard[-1]
                 if key == _WILD_CODE:
-                    assert self.active_colour is not None
-                    key += cast(int, self.active_colour)
-                playable = _PLAYABLE[key]
+                    colour = self.active_colour
+                    assert colour is not None
+                    offset: int = colour
+                    key += offset
+                playable = _PLAYABLE_BYTES[key]
                 cards = [card for card in hand if playable[card]]
-                cards.sort()
+                if len(cards) > 1:
+                    cards.sort()
                 plays = _PLAYS
                 actions = []
                 previous = -1
@@ -544,12 +559,14 @@ class GameState:
                 drawn = self.drawn
                 assert drawn is not None
                 actions = []
-                key = cast(int, self.discard[-1])
+                key = self.discard[-1]
                 if key == _WILD_CODE:
-                    assert self.active_colour is not None
-                    key += cast(int, self.active_colour)
-                face = cast(int, drawn)
-                if _PLAYABLE[key][face]:
+                    colour = self.active_colour
+                    assert colour is not None
+                    offset = colour
+                    key += offset
+                face: int = drawn
+                if _PLAYABLE_BYTES[key][face]:
                     actions.append(_PLAYS[face])
                     if len(self.hands[seat]) == 2:
                         actions.append(_PLAYS_UNO[face])
@@ -604,17 +621,29 @@ class GameState:
         # (the slow, exact check: int subclasses yes, bools no)
         who = seat if seat is None or (type(seat) is int and 0 <= seat < self.players) else self._check_seat(seat)
         kind = type(action)
-        if kind not in _HANDLERS:
+        if kind is not _PLAY and kind is not _DRAW_TYPE and kind is not _KEEP_TYPE and kind not in _HANDLERS:
             raise IllegalActionError(f"not an action: {action!r}")
         if self.decision is GAME_OVER:
             raise IllegalActionError("the game is over", "R-SCORE-3")
-        # The common actions first, called directly; the others through the table of handlers.
+        # Every player's action called directly (compiled: a native call), the common ones first;
+        # the table's own through the table of handlers.
+        # (the handlers take the action untyped: they read its fields with getattr, see _on_play)
         if kind is _PLAY:
-            self._on_play(who, cast(Play, action))
+            self._on_play(who, action)
         elif kind is _DRAW_TYPE:
-            self._on_draw(who, cast(Draw, action))
+            self._on_draw(who, action)
         elif kind is _KEEP_TYPE:
-            self._on_keep(who, cast(Keep, action))
+            self._on_keep(who, action)
+        elif kind is _JESTER_TYPE:
+            self._on_jester(who, action)
+        elif kind is _COLOUR_TYPE:
+            self._on_colour(who, action)
+        elif kind is _VICTIM_TYPE:
+            self._on_victim(who, action)
+        elif kind is _CATCH_TYPE:
+            self._on_catch(who, action)
+        elif kind is _CALL_UNO_TYPE:
+            self._on_call_uno(who, action)
         else:
             _HANDLERS[kind](self, who, action)
 
@@ -644,27 +673,29 @@ class GameState:
 
     # ------------------------------------------------------------------ handlers
 
-    def _on_play(self, seat: int | None, action: Play) -> None:
+    def _on_play(self, seat: int | None, action: object) -> None:
         # Fields are read untyped (getattr): a malformed action is refused below, where compiled code
         # reading an annotated field would raise a TypeError first.
         card: object = getattr(action, "card")  # noqa: B009
         uno: object = getattr(action, "uno")  # noqa: B009
         if type(card) is not _CARD or type(uno) is not bool:
             raise IllegalActionError(f"a play needs a Card and a true/false UNO call, not {action!r}", "R-TURN-2")
-        face = cast(int, card)  # the card's code, for the tables (compiled: a machine integer)
+        face: int = card  # the card's code, for the tables (compiled: a machine integer)
         decision = self.decision
-        if decision is TURN and seat == self.decider:  # decider is a seat during a turn, so seat is too
-            assert seat is not None
+        decider = self.decider
+        if decision is TURN and seat is not None and decider is not None and seat == decider:
             hand = self.hands[seat]
             try:
                 index = hand.index(card)
             except ValueError:
                 raise IllegalActionError(f"seat {seat} holds no {card}", "R-TURN-2") from None
-            key = cast(int, self.discard[-1])
+            key: int = self.discard[-1]
             if key == _WILD_CODE:
-                assert self.active_colour is not None
-                key += cast(int, self.active_colour)
-            if not _PLAYABLE[key][face]:
+                colour = self.active_colour
+                assert colour is not None
+                offset: int = colour
+                key += offset
+            if not _PLAYABLE_BYTES[key][face]:
                 raise IllegalActionError(f"{card} cannot be played on {self._match_text()}", "R-TURN-1")
         elif decision is DRAWN:
             self._require(seat, DRAWN, "play a card")
@@ -740,7 +771,7 @@ class GameState:
             self.decision = COLOUR
             self.decider = self.king
 
-    def _on_draw(self, seat: int | None, action: Draw) -> None:
+    def _on_draw(self, seat: int | None, action: object) -> None:
         if self.decision is not TURN or seat != self.decider:
             self._require(seat, TURN, "draw")
         assert seat is not None
@@ -764,7 +795,7 @@ class GameState:
         if events is not None:
             events.append(ev.Drew(seat, 1, "turn", (card,)))
 
-    def _on_keep(self, seat: int | None, action: Keep) -> None:
+    def _on_keep(self, seat: int | None, action: object) -> None:
         if self.decision is not DRAWN or seat != self.decider:
             self._require(seat, DRAWN, "keep the drawn card")
         assert seat is not None
@@ -773,7 +804,7 @@ class GameState:
             self._events.append(ev.Kept(seat))
         self._finish_turn(seat, (seat + self.direction) % self.players)
 
-    def _on_colour(self, seat: int | None, action: ChooseColour) -> None:
+    def _on_colour(self, seat: int | None, action: object) -> None:
         self._require(seat, COLOUR, "choose a colour")
         colour: object = getattr(action, "colour")  # noqa: B009  (untyped read: see _on_play)
         if not isinstance(colour, Colour):
@@ -783,7 +814,7 @@ class GameState:
             self._events.append(ev.ColourChosen(self.king, colour))
         self._resume_after_choice()
 
-    def _on_victim(self, seat: int | None, action: ChooseVictim) -> None:
+    def _on_victim(self, seat: int | None, action: object) -> None:
         self._require(seat, VICTIM, "choose who draws")
         victim: object = getattr(action, "seat")  # noqa: B009  (untyped read: see _on_play)
         if isinstance(victim, bool) or not isinstance(victim, int) or not 0 <= victim < self.players:
@@ -793,7 +824,7 @@ class GameState:
         self._plus_one(victim, self.resolving)
         self._resume_after_choice()
 
-    def _on_jester(self, seat: int | None, action: ChooseJester) -> None:
+    def _on_jester(self, seat: int | None, action: object) -> None:
         self._require(seat, JESTER, "choose the Jester")
         jester: object = getattr(action, "seat")  # noqa: B009  (untyped read: see _on_play)
         if isinstance(jester, bool) or not isinstance(jester, int) or not 0 <= jester < self.players:
@@ -809,7 +840,7 @@ class GameState:
         else:
             self._begin_turn(self.king)  # the new King plays next (R-KING-2)
 
-    def _on_call_uno(self, seat: int | None, action: CallUno) -> None:
+    def _on_call_uno(self, seat: int | None, action: object) -> None:
         if seat is None:
             raise IllegalActionError("UNO is called by a player, not the table", "R-UNO-1")
         if self.uno_seat != seat or len(self.hands[seat]) != 1:
@@ -823,7 +854,7 @@ class GameState:
         if self._events is not None:
             self._events.append(ev.UnoCalled(seat))
 
-    def _on_catch(self, seat: int | None, action: Catch) -> None:
+    def _on_catch(self, seat: int | None, action: object) -> None:
         if seat is None:
             raise IllegalActionError("a catch is made by a player, not the table", "R-UNO-2")
         target: object = getattr(action, "seat")  # noqa: B009  (untyped read: see _on_play)
@@ -890,7 +921,10 @@ class GameState:
         return str(top)
 
     def _rand_below(self, bound: int) -> int:
-        """A uniform integer in [0, bound) from the SplitMix64 stream."""
+        """A uniform integer in [0, bound) from the SplitMix64 stream (compiled: :func:`_rand_below_halves`)."""
+        if _COMPILED and 0 < bound < 1 << 30:
+            self.rng, value = _rand_below_halves(self.rng, bound)
+            return value
         state = (self.rng + 0x9E3779B97F4A7C15) & _MASK64
         self.rng = state
         z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
@@ -903,7 +937,11 @@ class GameState:
 
         An index below ``bound`` is the high part of ``z * bound`` and the low 64 bits carry on as a
         fresh fraction for the next swap (bias below 2**-40 for three indices of at most 56).
+        Compiled, the same arithmetic runs on 32-bit halves (:func:`_shuffle_halves`).
         """
+        if _COMPILED:
+            self.rng = _shuffle_halves(self.rng, cards)
+            return
         mask = _MASK64
         state = self.rng
         z = left = 0
@@ -1159,6 +1197,99 @@ class GameState:
             f"top {self.discard[-1] if self.discard else '-'}, hands {[len(h) for h in self.hands]}>"
         )
 
+
+def _splitmix_halves(s_hi: i64, s_lo: i64) -> tuple[i64, i64, i64, i64]:
+    """One SplitMix64 step on 32-bit halves: the new state (high, low) and the output (high, low).
+
+    The arithmetic of :meth:`GameState._rand_below`, step by step, with every 64-bit value a pair
+    of 32-bit halves and every product a half times a 16-bit part of a constant (below 2**48):
+    compiled, it all stays in machine words (``i64``, which never overflows here), where the
+    64-bit arithmetic makes a Python integer at almost every operation.
+    """
+    m32: i64 = 0xFFFFFFFF
+    # state = (state + 0x9E3779B97F4A7C15) mod 2**64
+    s_lo += 0x7F4A7C15
+    s_hi = (s_hi + 0x9E3779B9 + (s_lo >> 32)) & m32
+    s_lo &= m32
+    # z = state ^ (state >> 30)
+    lo: i64 = s_lo ^ (((s_hi << 2) | (s_lo >> 30)) & m32)
+    hi: i64 = s_hi ^ (s_hi >> 30)
+    # z = z * 0xBF58476D_1CE4E5B9 mod 2**64: the low half times the low word (in 16-bit parts),
+    # plus the cross products mod 2**32 in the high half
+    a: i64 = lo * 0xE5B9
+    b: i64 = lo * 0x1CE4
+    t: i64 = (a & m32) + ((b & 0xFFFF) << 16)
+    hi = (
+        (a >> 32)
+        + (b >> 16)
+        + (t >> 32)
+        + hi * 0xE5B9
+        + (((hi * 0x1CE4) & 0xFFFF) << 16)
+        + lo * 0x476D
+        + (((lo * 0xBF58) & 0xFFFF) << 16)
+    ) & m32
+    lo = t & m32
+    # z ^= z >> 27
+    lo ^= ((hi << 5) | (lo >> 27)) & m32
+    hi ^= hi >> 27
+    # z = z * 0x94D049BB_133111EB mod 2**64
+    a = lo * 0x11EB
+    b = lo * 0x1331
+    t = (a & m32) + ((b & 0xFFFF) << 16)
+    hi = (
+        (a >> 32)
+        + (b >> 16)
+        + (t >> 32)
+        + hi * 0x11EB
+        + (((hi * 0x1331) & 0xFFFF) << 16)
+        + lo * 0x49BB
+        + (((lo * 0x94D0) & 0xFFFF) << 16)
+    ) & m32
+    lo = t & m32
+    # z ^= z >> 31
+    return s_hi, s_lo, hi ^ (hi >> 31), lo ^ (((hi << 1) | (lo >> 31)) & m32)
+
+
+def _shuffle_halves(rng: int, cards: list[Card]) -> int:
+    """:meth:`GameState._shuffle` on 32-bit halves (:func:`_splitmix_halves`); returns the new state.
+
+    (Interpreted, ``i64`` is ``int`` and the three times as many operations are slower than the
+    64-bit arithmetic: ``_shuffle`` uses this only compiled. The tests check that both ways give
+    the same cards and the same state.)
+    """
+    m32: i64 = 0xFFFFFFFF
+    s_hi: i64 = rng >> 32
+    s_lo: i64 = rng & 0xFFFFFFFF
+    z_hi: i64 = 0
+    z_lo: i64 = 0
+    left: i64 = 0
+    i: i64 = len(cards) - 1
+    while i > 0:
+        if left == 0:
+            s_hi, s_lo, z_hi, z_lo = _splitmix_halves(s_hi, s_lo)
+            left = 3
+        # z *= i + 1; j = z >> 64; z mod 2**64 carries on
+        low: i64 = z_lo * (i + 1)
+        high: i64 = z_hi * (i + 1) + (low >> 32)
+        j: i64 = high >> 32
+        z_hi = high & m32
+        z_lo = low & m32
+        left -= 1
+        cards[i], cards[j] = cards[j], cards[i]
+        i -= 1
+    return (int(s_hi) << 32) | int(s_lo)
+
+
+def _rand_below_halves(rng: int, bound: int) -> tuple[int, int]:
+    """:meth:`GameState._rand_below` on 32-bit halves, for ``0 < bound < 2**30``: (new state, value)."""
+    s_hi, s_lo, z_hi, z_lo = _splitmix_halves(rng >> 32, rng & 0xFFFFFFFF)
+    m: i64 = bound
+    high: i64 = z_hi * m + ((z_lo * m) >> 32)
+    return (int(s_hi) << 32) | int(s_lo), int(high >> 32)
+
+
+# Whether this module runs compiled (mypyc): its functions are then built-in functions.
+_COMPILED: Final = not isinstance(_splitmix_halves, FunctionType)
 
 _HANDLERS: Final[dict[type, Any]] = {
     Play: GameState._on_play,

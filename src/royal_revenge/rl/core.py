@@ -57,6 +57,7 @@ _ROLE_OF: Final = tuple(role_of(decision) for decision in Decision)  # by value:
 _NONE: Final = Role.NONE
 _CHANCE: Final = Role.CHANCE
 _NO_LEGAL: Final[list[int]] = []  # (never changed)
+_ZERO: Final = 0.0
 
 
 class IllegalRLActionError(IllegalActionError):
@@ -184,7 +185,8 @@ class Table:
             role = _NONE
             legal = _NO_LEGAL
         else:
-            role = _CHANCE if self.chance else _ROLE_OF[decision]
+            code: int = decision  # (an int variable: compiled, a machine integer; interpreted, free)
+            role = _CHANCE if self.chance else _ROLE_OF[code]
             legal = self._legal or self.legal()
         if self.fast_observation:
             return self._encoder.encode_with_mask(state, seat, role, legal)
@@ -344,8 +346,32 @@ class AECCore:
         self.terminations: dict[str, Any] = {}
         self.truncations: dict[str, Any] = {}
         self.infos: dict[str, Any] = {}
-        self.selection: str = agents[0]
+        self._selection = agents[0]
+        self._seat = 0  # the selected agent's seat (-1: not one of the agents)
         self.rewarded = False
+        self.env: Any = None  # the AECEnv, for PettingZoo's own helpers at the end of an episode
+        self.human = False  # render_mode == "human": render after every step
+
+    @property
+    def selection(self) -> str:
+        """The selected agent (``agent_selection``); its seat is kept with it."""
+        return self._selection
+
+    @selection.setter
+    def selection(self, agent: str) -> None:
+        self._selection = agent
+        self._seat = self.seat_of.get(agent, -1)
+
+    def env_step(self, action: object) -> None:
+        """The whole of ``RoyalRevengeAEC.step``: :meth:`step`, then PettingZoo's helpers when due."""
+        done = self.step(action)
+        if done != STEPPED:
+            if done == DEAD:
+                self.env._was_dead_step(action)
+                return
+            self.env._deads_step_first()  # ENDED: the first terminated agent is selected
+        if self.human:
+            self.env.render()
 
     def reset(self, seed: int) -> None:
         table = self.table
@@ -358,17 +384,19 @@ class AECCore:
         self.truncations = dict.fromkeys(agents, False)
         self.infos = {agent: {} for agent in agents}
         self.rewarded = False
-        self.selection = agents[table.selected]
+        self._selection = agents[table.selected]
+        self._seat = table.selected
 
     def observe(self, agent: str) -> dict[str, Any]:
         vector, mask = self.table.observation(self.seat_of[agent])
         return {"observation": vector, "action_mask": mask}
 
-    def last(self, observe: bool) -> tuple[dict[str, Any] | None, Any, Any, Any, Any]:
-        agent = self.selection
+    def last(self, observe: bool = True) -> tuple[dict[str, Any] | None, Any, Any, Any, Any]:
+        agent = self._selection
         observation: dict[str, Any] | None = None
         if observe:
-            vector, mask = self.table.observation(self.seat_of[agent])
+            seat = self._seat
+            vector, mask = self.table.observation(seat if seat >= 0 else self.seat_of[agent])
             observation = {"observation": vector, "action_mask": mask}
         return (
             observation,
@@ -380,7 +408,7 @@ class AECCore:
 
     def step(self, action: object) -> int:
         """Apply ``action`` for the selected agent; returns :data:`STEPPED`, :data:`ENDED` or :data:`DEAD`."""
-        agent = self.selection
+        agent = self._selection
         if self.terminations[agent] or self.truncations[agent]:
             return DEAD
         table = self.table
@@ -390,7 +418,8 @@ class AECCore:
         else:
             index = table.check(action)
         cumulative = self.cumulative
-        cumulative[agent] = 0.0
+        if cumulative.get(agent, 1.0):  # (usually 0 already: a lookup is cheaper than a store)
+            cumulative[agent] = _ZERO
         if self.rewarded:
             self.rewards = dict.fromkeys(self.possible_agents, 0.0)
             self.rewarded = False
@@ -411,5 +440,7 @@ class AECCore:
         if max_steps is not None and table.steps >= max_steps:
             self.truncations = dict.fromkeys(self.agents, True)
             return ENDED
-        self.selection = self.possible_agents[table.selected]
+        seat = table.selected
+        self._selection = self.possible_agents[seat]
+        self._seat = seat
         return STEPPED

@@ -34,7 +34,7 @@ from __future__ import annotations
 import array
 from collections.abc import Iterable
 from enum import IntEnum
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -275,18 +275,37 @@ _CODE_INDEX: Final[tuple[tuple[list[int], ...], ...]] = tuple(
 )
 
 
+def _seat_slots(players: int, seat: int) -> tuple[list[AnyAction | None], list[int]]:
+    """The perfect hash's slots for one acting seat: the instance there (``None`` where a seat is
+    missing at this table size, so that its lookup falls back too) and its action index."""
+    by_code = _CODE_INDEX[players][seat]
+    instances: list[AnyAction | None] = [None] * _SLOTS
+    indices = [-1] * _SLOTS
+    for slot in range(_SLOTS):
+        instance = _SLOT_INSTANCE[slot]
+        if instance is not None and by_code[_SLOT_CODE[slot]] >= 0:
+            instances[slot] = instance
+            indices[slot] = by_code[_SLOT_CODE[slot]]
+    return instances, indices
+
+
+# _SEAT_SLOTS[players][seat] = (instance by slot, index by slot)
+_SEAT_SLOTS: Final = tuple(
+    tuple(_seat_slots(players, seat) for seat in range(players)) if players >= 2 else ()
+    for players in range(MAX_SEATS + 1)
+)
+
+
 def legal_indices(legal: list[AnyAction], seat: int, players: int) -> list[int]:
     """The indices of the engine's legal actions for ``seat`` (the environments' fast path)."""
-    by_code = _CODE_INDEX[players][seat]
-    instances = _SLOT_INSTANCE
-    codes = _SLOT_CODE
+    instances, indices = _SEAT_SLOTS[players][seat]
     size = _SLOTS
-    out = []
-    for action in legal:
-        slot = (id(action) >> 4) % size
-        index = by_code[codes[slot]] if instances[slot] is action else -1
-        out.append(index if index >= 0 else action_to_int(action, seat, players))
-    return out
+    return [
+        indices[(id(action) >> 4) % size]
+        if instances[(id(action) >> 4) % size] is action
+        else action_to_int(action, seat, players)
+        for action in legal
+    ]
 
 
 def action_mask(indices: Iterable[int]) -> npt.NDArray[np.int8]:
@@ -546,6 +565,9 @@ _JESTER_FOR_SETUP: Final = Layout.JESTER_FOR_SETUP
 _TURNS_CAP: Final = Layout.TURNS_CAP
 _NOWHERE: Final = OBS_SIZE  # a spare slot past the observation: where an absent one-hot field "is"
 _FLOAT32: Final = np.dtype(np.float32)
+# A fresh copy of an array (``numpy.array`` copies by default): about 150 instructions cheaper than
+# the ``copy`` method, whose arguments are parsed the slow way.
+_NEW_ARRAY: Final = np.array
 _INT8: Final = np.dtype(np.int8)
 _DISCARD_BYTES: Final = 4 * _DISCARD
 _DISCARD_BYTES_END: Final = 4 * (_DISCARD + NUM_FACES)
@@ -719,10 +741,11 @@ class PublicEncoder:
             self._start(state)
         # The discard counts, shared by the seats: kept up to date from the pile's length; a new
         # pile (a reshuffle, a deal) is recounted and starts a new epoch.
-        # (faces, colours, decisions and roles are int subclasses: cast to ``int``, compiled code handles
-        # them as machine integers; an ``int`` variable alone would be narrowed to the subclass again)
+        # (faces, colours, decisions and roles are int subclasses, read into variables declared
+        # ``int``: compiled code handles them as machine integers, and interpreted, unlike a
+        # typing.cast call, a declaration costs nothing)
         counts = self._counts
-        discard = cast("list[int]", state.discard)
+        discard: list[int] = state.discard  # type: ignore[assignment]
         seen = self._seen
         size = len(discard)
         if discard is not self._discard or size < seen:
@@ -756,27 +779,45 @@ class PublicEncoder:
                 v[at[_DISCARD + face]] = _boxed(counts[face])
         view.discard_seen = size
 
-        hand = cast("list[int]", state.hands[me])
-        if hand != view.hand:
-            # write the faces whose count changed: old cards count -1, new ones +1
+        hand: list[int] = state.hands[me]  # type: ignore[assignment]
+        old = view.hand
+        new_end = len(hand)
+        old_end = len(old)
+        start = 0
+        limit = new_end if new_end < old_end else old_end
+        while start < limit and hand[start] == old[start]:
+            start += 1
+        if start < new_end or start < old_end:
+            # Only the cards between the common head and the common tail differ (a play removes one
+            # card, a draw appends): count those old cards -1 and new ones +1, then write the faces
+            # whose count changed. (A face's count stays below the deck's copies: a boxed float.)
+            while new_end > start and old_end > start and hand[new_end - 1] == old[old_end - 1]:
+                new_end -= 1
+                old_end -= 1
             delta = self._delta
             have = view.hand_counts
-            old = view.hand
-            for face in old:
+            floats = _FLOATS
+            for position in range(start, old_end):
+                face = old[position]
                 delta[face] = delta[face] - 1
-            for face in hand:
+            for position in range(start, new_end):
+                face = hand[position]
                 delta[face] = delta[face] + 1
-            for face in old:
+            for position in range(start, old_end):
+                face = old[position]
                 change = delta[face]
                 if change:
-                    have[face] = have[face] + change
-                    v[at[face]] = _boxed(have[face])
+                    count = have[face] + change
+                    have[face] = count
+                    v[at[face]] = floats[count]
                     delta[face] = 0
-            for face in hand:
+            for position in range(start, new_end):
+                face = hand[position]
                 change = delta[face]
                 if change:
-                    have[face] = have[face] + change
-                    v[at[face]] = _boxed(have[face])
+                    count = have[face] + change
+                    have[face] = count
+                    v[at[face]] = floats[count]
                     delta[face] = 0
             view.hand = hand[:]
 
@@ -787,7 +828,8 @@ class PublicEncoder:
         active = state.active_colour
         position = _NOWHERE
         if active is not None:
-            position = _ACTIVE + cast(int, active)
+            colour: int = active
+            position = _ACTIVE + colour
         if position != view.active:
             _move_one(v, view.active, position)
             view.active = position
@@ -800,7 +842,8 @@ class PublicEncoder:
             if decider == me and decision is _DRAWN_DECISION:
                 drawn = state.drawn
                 if drawn is not None:
-                    drawn_position = _DRAWN + cast(int, drawn)
+                    card: int = drawn
+                    drawn_position = _DRAWN + card
         if position != view.decider:
             _move_one(v, view.decider, position)
             view.decider = position
@@ -856,11 +899,13 @@ class PublicEncoder:
         if position != view.resolving:
             _move_one(v, view.resolving, position)
             view.resolving = position
-        position = _PENDING + cast(int, decision)
+        pending: int = decision
+        position = _PENDING + pending
         if position != view.pending:
             _move_one(v, view.pending, position)
             view.pending = position
-        position = _ROLE + cast(int, role)
+        role_code: int = role
+        position = _ROLE + role_code
         if position != view.role:
             _move_one(v, view.role, position)
             view.role = position
@@ -892,11 +937,11 @@ class PublicEncoder:
             v[at[_JESTER_FOR_SETUP]] = _boxed(value)
             view.jester_for_setup = value
 
-        out: npt.NDArray[np.float32] = view.array.copy()
+        out: npt.NDArray[np.float32] = _NEW_ARRAY(view.array)
         mask = self._mask_buffer  # all zero between calls
         for index in legal:
             mask[index] = 1
-        legal_mask: npt.NDArray[np.int8] = self._mask.copy()
+        legal_mask: npt.NDArray[np.int8] = _NEW_ARRAY(self._mask)
         for index in legal:
             mask[index] = 0
         return out, legal_mask

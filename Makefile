@@ -68,7 +68,7 @@ bench-rl: $(COMPILED_STAMP)
 
 # The online tables server under load, as `make run` runs it (the compiled build): the README's figures.
 bench-server: $(COMPILED_STAMP)
-	PYTHONPATH=$(COMPILED) $(BIN)/python benchmarks/server_load.py --tables 250 --seconds 30
+	PYTHONPATH=$(COMPILED) $(BIN)/python benchmarks/server_load.py --tables 250 --seconds 30 --repeat 5
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis

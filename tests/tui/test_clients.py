@@ -85,6 +85,47 @@ def test_load_save_refuses_what_it_cannot_use(tmp_path: Path) -> None:
         load_save(path)
 
 
+def test_a_resumed_game_is_restored_from_its_row_and_moves() -> None:
+    """A table restored after a restart replays a resumed record on the record's own deal, not the table's."""
+    settings = fast_settings()
+    source = Table.open(settings, code="SRC", seed=1)
+    _, token = source.join("Ann", 7, 0.0)
+    source.add_bot(token, "easy", 0.0)
+    source.add_bot(token, "normal", 0.0)
+    source.start(token, 0.0)
+    source.act(token, {"type": "jester", "seat": 1}, 0.0)
+    record = source.record()
+
+    table = Table.open(settings, code="NEW", seed=2)
+    _, tok = table.join("Ann", 31, 5.0)  # another age and table seed: the table alone would deal otherwise
+    table.add_bot(tok, "easy", 5.0)
+    table.add_bot(tok, "normal", 5.0)
+    table.resume(tok, record, 5.0)
+    assert table.game is not None and table.game.state == source.game.state  # type: ignore[union-attr]
+
+    def restored(of: Table) -> Table:
+        row = json.loads(json.dumps(of.to_json()))  # as the store keeps it
+        return Table.from_json(row, list(of.moves), 6.0)
+
+    again = restored(table)
+    assert again.game is not None and again.game.state == table.game.state
+    assert again.version == table.version and again.origin == table.origin is not None
+    # Played on by the clocks (the absent player's seat times out), then a rematch: the table deals its own
+    # next game again, and that restores too.
+    now = 6.0
+    for _ in range(20_000):
+        if table.phase is not Phase.PLAYING:
+            break
+        now = max(now, table.next_deadline() or now)
+        table.tick(now)
+    assert table.phase is Phase.FINISHED
+    assert restored(table).game.state == table.game.state  # type: ignore[union-attr]
+    table.rematch(tok, now)
+    assert table.origin is None
+    again = restored(table)
+    assert again.game is not None and again.game.state == table.game.state and again.origin is None
+
+
 def test_table_resume_checks_the_record() -> None:
     settings = fast_settings()
     source = Table.open(settings, code="SRC", seed=1)

@@ -284,6 +284,9 @@ class Table:
         self.game_no = 0
         self.game: Game | None = None
         self.moves: list[LoggedMove] = []
+        self.origin: dict[str, Any] | None = None
+        """How the current game was set up when it is a resumed record (its seed, ages and first King, which
+        the table's own seed and seats do not give); ``None`` for a game the table dealt itself."""
         self.version = 0
         self.deadlines = _Deadlines()
         self.log: deque[tuple[int, ev.Event]] = deque(maxlen=_LOG_SIZE)
@@ -440,6 +443,7 @@ class Table:
         for events in happened:
             self._record_events(events)
         self.moves = [LoggedMove(str(move), "record", None, now, self.version + 1) for move in record.moves]
+        self.origin = {"seed": record.seed, "ages": record.ages, "first_king": record.first_king}
         self.game = game
         state = game.state
         self.phase = Phase.FINISHED if state.is_over() else Phase.PLAYING
@@ -452,6 +456,7 @@ class Table:
     def _new_game(self, now: float) -> None:
         self.game_no += 1
         self.moves = []
+        self.origin = None
         self._recent.clear()
         self.log.clear()
         game_seed = self._game_seed()
@@ -896,6 +901,7 @@ class Table:
             "version": self.version,
             "deadlines": {name: getattr(self.deadlines, name) for name in self.deadlines.__dataclass_fields__},
             "rng": self._rng.state,
+            "origin": self.origin,
         }
 
     def row_key(self) -> tuple[Any, ...]:
@@ -904,7 +910,7 @@ class Table:
         a server need not write it again with every move. (The other clocks are worked out afresh on a restore.)
         """
         return (self.phase, self.host, self.game_no, self.seats_generation, self._rng.state, self.deadlines.scepter,
-                self.settings)
+                self.settings, self.origin is not None)
 
     @classmethod
     def from_json(cls, data: dict[str, Any], moves: list[LoggedMove], now: float,
@@ -921,9 +927,15 @@ class Table:
         # Rows written before version 0.2 hold a random.Random state: continue from a seed derived from it.
         table._rng.state = saved_rng if isinstance(saved_rng, int) else _legacy_rng_seed(saved_rng)
         if table.game_no:
-            ages = [seat.age if seat.kind is SeatKind.HUMAN else None for seat in table.seats]
             setup: list[ev.Event] = []
-            table.game = Game.new(table.settings.options(), table._game_seed(), ages=ages, events=setup)
+            origin = data.get("origin")
+            if origin is not None:  # a resumed record: its own deal (Table.resume)
+                table.origin = origin
+                table.game = Game.new(table.settings.options(), origin["seed"], ages=origin["ages"],
+                                      first_king=origin["first_king"], events=setup)
+            else:
+                ages = [seat.age if seat.kind is SeatKind.HUMAN else None for seat in table.seats]
+                table.game = Game.new(table.settings.options(), table._game_seed(), ages=ages, events=setup)
             table._record_events(setup)
             for logged in moves:
                 move = Move.parse(logged.move)

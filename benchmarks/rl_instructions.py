@@ -29,78 +29,36 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 COMPETITORS = ("aec-raw", "aec", "rlcard", "engine")
 
 
-def _our_loop(make: Callable[..., Any]) -> Callable[[int, int, int, int], int]:
-    def run(players: int, seed: int, warmup: int, episodes: int) -> int:
-        env = make(players=players)
-        choice = random.Random(seed).choice
-        steps = 0
-        for episode in range(warmup + episodes):
-            if episode == warmup:
-                steps = 0
-            env.reset(seed=seed)
-            seed += 1
-            while True:  # rl_speed.aec_loop's body
-                obs, _reward, terminated, truncated, _info = env.last()
-                if terminated or truncated:
-                    break
-                env.step(choice(obs["action_mask"].nonzero()[0].tolist()))
-                steps += 1
-        return steps
-
-    return run
-
-
-def _rlcard_loop(players: int, seed: int, warmup: int, episodes: int) -> int:
-    from rl_speed import rlcard_env
-
-    env = rlcard_env(players, seed)
-    choice = random.Random(seed).choice
+def _counted(play: Callable[[int], int], seed: int, warmup: int, episodes: int) -> int:
+    """Play ``warmup + episodes`` episodes (seeded ``seed``, ``seed + 1``, ...): the steps of the measured ones."""
     steps = 0
     for episode in range(warmup + episodes):
         if episode == warmup:
             steps = 0
-        state, _player = env.reset()
-        while not env.is_over():  # rl_speed.rlcard_loop's body
-            state, _player = env.step(choice(list(state["legal_actions"])))
-            steps += 1
-    return steps
-
-
-def _engine_loop(players: int, seed: int, warmup: int, episodes: int) -> int:
-    from royal_revenge.engine import GameOptions, GameState
-
-    options = GameOptions(players=players, single_round=True)
-    choice = random.Random(seed).choice
-    steps = 0
-    for episode in range(warmup + episodes):
-        if episode == warmup:
-            steps = 0
-        state = GameState.new(options, seed=seed)
-        seed += 1
-        legal = state.legal_actions
-        while not state.is_over():
-            seat = state.decider
-            state.step(seat, choice(legal(seat)))
-            steps += 1
+        steps += play(seed + episode)
     return steps
 
 
 def _inner(name: str, players: int, seed: int, warmup: int, episodes: int) -> int:
+    """The loops of rl_speed.py (the same episodes and agents), for a fixed number of episodes."""
     sys.path.insert(0, str(HERE))
-    if name == "rlcard":
-        return _rlcard_loop(players, seed, warmup, episodes)
-    if name == "engine":
-        return _engine_loop(players, seed, warmup, episodes)
-    from royal_revenge.rl import aec_env, raw_env
+    import rl_speed
 
-    make = raw_env if name == "aec-raw" else aec_env
-    return _our_loop(make)(players, seed, warmup, episodes)
+    choice = random.Random(seed).choice
+    if name == "rlcard":
+        env = rl_speed.rlcard_env(players, seed)
+        return _counted(lambda _seed: rl_speed.rlcard_episode(env, choice), seed, warmup, episodes)
+    if name == "engine":
+        options = rl_speed.GameOptions(players=players, single_round=True)
+        return _counted(lambda episode_seed: rl_speed.engine_episode(options, episode_seed, choice), seed, warmup,
+                        episodes)
+    env = (rl_speed.raw_env if name == "aec-raw" else rl_speed.aec_env)(players=players)
+    return _counted(lambda episode_seed: rl_speed.aec_episode(env, episode_seed, choice), seed, warmup, episodes)
 
 
 def _count(valgrind: str, name: str, players: int, seed: int, warmup: int, episodes: int) -> tuple[int, int]:

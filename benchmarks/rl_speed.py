@@ -54,68 +54,84 @@ from royal_revenge.rl import aec_env, gym_env, raw_env
 Measure = Callable[[int, float, int], tuple[int, float]]
 
 
+# One episode of each loop, shared with benchmarks/rl_instructions.py (which plays a fixed number of them).
+# Each returns its steps: one decision with its observation and legal actions produced.
+
+
+def aec_episode(env: Any, seed: int, choice: Callable[[list[int]], int]) -> int:
+    env.reset(seed=seed)
+    steps = 0
+    while True:
+        obs, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            return steps
+        env.step(choice(obs["action_mask"].nonzero()[0].tolist()))
+        steps += 1
+
+
+def gym_episode(env: Any, seed: int, choice: Callable[[list[int]], int]) -> int:
+    obs, _info = env.reset(seed=seed)
+    steps = 0
+    done = False
+    while not done:
+        obs, _reward, terminated, truncated, _info = env.step(choice(obs["action_mask"].nonzero()[0].tolist()))
+        done = terminated or truncated
+        steps += 1
+    return steps
+
+
+def engine_episode(options: GameOptions, seed: int, choice: Callable[[list[Any]], Any]) -> int:
+    state = GameState.new(options, seed=seed)
+    legal = state.legal_actions
+    steps = 0
+    while not state.is_over():
+        seat = state.decider
+        state.step(seat, choice(legal(seat)))
+        steps += 1
+    return steps
+
+
+def rlcard_episode(env: Any, choice: Callable[[list[int]], int]) -> int:
+    state, _player = env.reset()
+    steps = 0
+    while not env.is_over():
+        state, _player = env.step(choice(list(state["legal_actions"])))
+        steps += 1
+    return steps
+
+
+def _timed(play: Callable[[int], int], seconds: float, seed: int) -> tuple[int, float]:
+    """Play episodes (seeded ``seed``, ``seed + 1``, ...) for ``seconds``: (steps, seconds taken)."""
+    steps = 0
+    gc.collect()
+    clock = time.perf_counter
+    start = clock()
+    deadline = start + seconds
+    while clock() < deadline:
+        steps += play(seed)
+        seed += 1
+    return steps, clock() - start
+
+
 def aec_loop(make: Callable[..., Any]) -> Measure:
     def run(players: int, seconds: float, seed: int) -> tuple[int, float]:
         env = make(players=players)
-        rng = random.Random(seed)
-        choice = rng.choice
-        steps = 0
-        gc.collect()
-        clock = time.perf_counter
-        start = clock()
-        deadline = start + seconds
-        while clock() < deadline:
-            env.reset(seed=seed)
-            seed += 1
-            while True:
-                obs, _reward, terminated, truncated, _info = env.last()
-                if terminated or truncated:
-                    break
-                env.step(choice(obs["action_mask"].nonzero()[0].tolist()))
-                steps += 1
-        return steps, clock() - start
+        choice = random.Random(seed).choice
+        return _timed(lambda episode_seed: aec_episode(env, episode_seed, choice), seconds, seed)
 
     return run
 
 
 def gym_loop(players: int, seconds: float, seed: int) -> tuple[int, float]:
     env = gym_env(players=players, opponents="random")
-    rng = random.Random(seed)
-    choice = rng.choice
-    steps = 0
-    gc.collect()
-    clock = time.perf_counter
-    start = clock()
-    deadline = start + seconds
-    while clock() < deadline:
-        obs, _info = env.reset(seed=seed)
-        seed += 1
-        done = False
-        while not done:
-            obs, _reward, terminated, truncated, _info = env.step(choice(obs["action_mask"].nonzero()[0].tolist()))
-            done = terminated or truncated
-            steps += 1
-    return steps, clock() - start
+    choice = random.Random(seed).choice
+    return _timed(lambda episode_seed: gym_episode(env, episode_seed, choice), seconds, seed)
 
 
 def engine_loop(players: int, seconds: float, seed: int) -> tuple[int, float]:
     options = GameOptions(players=players, single_round=True)
-    rng = random.Random(seed)
-    choice = rng.choice
-    steps = 0
-    gc.collect()
-    clock = time.perf_counter
-    start = clock()
-    deadline = start + seconds
-    while clock() < deadline:
-        state = GameState.new(options, seed=seed)
-        seed += 1
-        legal = state.legal_actions
-        while not state.is_over():
-            seat = state.decider
-            state.step(seat, choice(legal(seat)))
-            steps += 1
-    return steps, clock() - start
+    choice = random.Random(seed).choice
+    return _timed(lambda episode_seed: engine_episode(options, episode_seed, choice), seconds, seed)
 
 
 def rlcard_env(players: int, seed: int) -> Any:
@@ -135,19 +151,8 @@ def rlcard_env(players: int, seed: int) -> Any:
 
 def rlcard_loop(players: int, seconds: float, seed: int) -> tuple[int, float]:
     env = rlcard_env(players, seed)
-    rng = random.Random(seed)
-    choice = rng.choice
-    steps = 0
-    gc.collect()
-    clock = time.perf_counter
-    start = clock()
-    deadline = start + seconds
-    while clock() < deadline:
-        state, _player = env.reset()
-        while not env.is_over():
-            state, _player = env.step(choice(list(state["legal_actions"])))
-            steps += 1
-    return steps, clock() - start
+    choice = random.Random(seed).choice
+    return _timed(lambda _seed: rlcard_episode(env, choice), seconds, seed)
 
 
 def build_description() -> str:

@@ -13,11 +13,6 @@ from royal_revenge.server.store import Store
 from royal_revenge.session import TableSettings
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_moves_do_not_pile_up_clock_entries_and_the_decision_clock_still_fires(tmp_path: Path) -> None:
     store = await Store.connect(f"sqlite+aiosqlite:///{tmp_path / 'tables.db'}")

@@ -12,11 +12,6 @@ from royal_revenge.server import app as server_app
 from royal_revenge.server.app import _Outbox
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class FakeSend:
     """An ASGI ``send`` that waits while the client's buffer is full (as uvicorn's does)."""
 

@@ -21,11 +21,6 @@ def move(text: str, at: float = 1.0) -> LoggedMove:
     return LoggedMove(text, "player", None, at)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_writes_made_together_are_committed_in_one_group_and_all_kept(tmp_path: Path) -> None:
     store = await Store.connect(f"sqlite+aiosqlite:///{tmp_path / 'tables.db'}")

@@ -23,11 +23,6 @@ def test_the_server_sends_through_the_direct_frame_protocol() -> None:
     assert SERVER_OPTIONS["ws_per_message_deflate"] is False  # (the direct path writes uncompressed frames)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_clients_read_the_direct_frames_and_the_library_ones_alike(server: Server) -> None:
     """States (written directly), pongs and errors, and closing (uvicorn's own code) all arrive whole."""

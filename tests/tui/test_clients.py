@@ -85,8 +85,8 @@ def test_load_save_refuses_what_it_cannot_use(tmp_path: Path) -> None:
         load_save(path)
 
 
-def test_a_resumed_game_is_restored_from_its_row_and_moves() -> None:
-    """A table restored after a restart replays a resumed record on the record's own deal, not the table's."""
+def _saved_game() -> tuple[Table, GameRecord]:
+    """A table's game a move in (Ann and two bots), and its record."""
     settings = fast_settings()
     source = Table.open(settings, code="SRC", seed=1)
     _, token = source.join("Ann", 7, 0.0)
@@ -94,9 +94,14 @@ def test_a_resumed_game_is_restored_from_its_row_and_moves() -> None:
     source.add_bot(token, "normal", 0.0)
     source.start(token, 0.0)
     source.act(token, {"type": "jester", "seat": 1}, 0.0)
-    record = source.record()
+    return source, source.record()
 
-    table = Table.open(settings, code="NEW", seed=2)
+
+def test_a_resumed_game_is_restored_from_its_row_and_moves() -> None:
+    """A table restored after a restart replays a resumed record on the record's own deal, not the table's."""
+    source, record = _saved_game()
+
+    table = Table.open(source.settings, code="NEW", seed=2)
     _, tok = table.join("Ann", 31, 5.0)  # another age and table seed: the table alone would deal otherwise
     table.add_bot(tok, "easy", 5.0)
     table.add_bot(tok, "normal", 5.0)
@@ -127,14 +132,7 @@ def test_a_resumed_game_is_restored_from_its_row_and_moves() -> None:
 
 
 def test_table_resume_checks_the_record() -> None:
-    settings = fast_settings()
-    source = Table.open(settings, code="SRC", seed=1)
-    _, token = source.join("Ann", 7, 0.0)
-    source.add_bot(token, "easy", 0.0)
-    source.add_bot(token, "normal", 0.0)
-    source.start(token, 0.0)
-    source.act(token, {"type": "jester", "seat": 1}, 0.0)
-    record = source.record()
+    source, record = _saved_game()
 
     def fresh(**changes: Any) -> tuple[Table, str]:
         table = Table.open(fast_settings(**changes), code="NEW", seed=2)

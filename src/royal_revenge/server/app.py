@@ -2,7 +2,10 @@
 
 Per WebSocket, one task receives and one task sends, under one task group (as
 encode/broadcaster does): a slow client never blocks a table, it only fills its own queue,
-and is disconnected if that queue overflows.
+and is disconnected if that queue overflows. Where the server's WebSocket protocol offers the
+short ways (``server/websocket.py``), a client's messages are handed over as they are read and
+frames are written as they are made, without going through either task; the receiver then only
+waits for the connection to end, and the sender only for a client that cannot keep up.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -41,6 +44,7 @@ from .protocol import (
     parse_client_message,
 )
 from .store import Store
+from .websocket import DIRECT_EXTENSION
 
 __all__ = ["create_app"]
 
@@ -176,10 +180,12 @@ class _Outbox:
     sender task, and the frames queued meanwhile follow it in order.
     """
 
-    __slots__ = ("_frames", "_send", "_started", "_waiter", "failed", "overflowed")
+    __slots__ = ("_frames", "_send", "_started", "_waiter", "_write", "failed", "overflowed")
 
-    def __init__(self, send: Any) -> None:
+    def __init__(self, send: Any, write: Callable[[str], bool] | None = None) -> None:
         self._send = send
+        self._write = write
+        """The protocol's short way out (``DIRECT_EXTENSION``): writes a frame at once if it can."""
         self._frames: deque[str] = deque()
         self._started: tuple[Any, Any] | None = None
         """A send begun at once that had to wait: its coroutine and what it waits for (the sender finishes it)."""
@@ -189,6 +195,9 @@ class _Outbox:
 
     def put(self, text: str) -> None:
         if self._started is None and not self._frames and self.failed is None and not self.overflowed:
+            write = self._write
+            if write is not None and write(text):
+                return
             sending = self._send({"type": "websocket.send", "text": text})
             try:
                 awaited = sending.send(None)
@@ -287,30 +296,23 @@ async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str
         await send({"type": "websocket.send", "text": error_message(error.code, str(error))})
         await send({"type": "websocket.close", "code": 4403 if error.code == "bad_token" else 4404})
         return
-    outbox = _Outbox(send)
+    direct: dict[str, Any] | None = scope.get("extensions", {}).get(DIRECT_EXTENSION)
+    outbox = _Outbox(send, direct["write"] if direct else None)
     subscriber = Subscriber(seat, outbox.put, token=token if seat is not None else None)
     table_code = live.table.code
     await hub.subscribe(table_code, subscriber)
     log.info("connected", extra={"table": table_code, "seat": seat})
+    messages = _Messages(hub, table_code, token, seat, outbox.put, subscriber)
+    if direct:
+        direct["listen"](messages)
 
     async def receiver() -> None:
-        allowance, stamp = _RATE_BURST, time.monotonic()
-        put = outbox.put
         while True:
             message = await receive()
             if message["type"] != "websocket.receive":  # websocket.disconnect
                 return
             raw = message.get("text")
-            if raw is None:
-                raw = message.get("bytes") or b""
-            now = time.monotonic()
-            allowance = min(_RATE_BURST, allowance + (now - stamp) * _RATE_PER_SECOND)
-            stamp = now
-            if allowance < 1:
-                put(error_message("rate_limited", "too many messages; slow down", message_id_of(raw)))
-                continue
-            allowance -= 1
-            await handle_message(hub, table_code, token, seat, raw, put, subscriber)
+            messages(raw if raw is not None else message.get("bytes") or b"")
 
     try:
         async with asyncio.TaskGroup() as group:
@@ -321,13 +323,50 @@ async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str
     except* (RuntimeError, ConnectionError, OSError):  # (the client went away mid-send)
         pass
     finally:
+        if direct:
+            direct["listen"](None)
         await hub.unsubscribe(table_code, subscriber)
         log.info("disconnected", extra={"table": table_code, "seat": seat})
 
 
-async def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, raw: str | bytes,
-                         send: Any, subscriber: Subscriber) -> None:
-    """Validate and carry out one client message; every failure is answered with an error message."""
+class _Messages:
+    """A connection's messages, each carried out as it arrives: rate-limited, then :func:`handle_message`.
+
+    Called by the receiver task, or by the WebSocket protocol itself as the frame is read (the short way in).
+    """
+
+    __slots__ = ("allowance", "code", "hub", "put", "seat", "stamp", "subscriber", "token")
+
+    def __init__(self, hub: Hub, code: str, token: str | None, seat: int | None, put: Callable[[str], None],
+                 subscriber: Subscriber) -> None:
+        self.hub, self.code, self.token, self.seat = hub, code, token, seat
+        self.put, self.subscriber = put, subscriber
+        self.allowance, self.stamp = _RATE_BURST, time.monotonic()
+
+    def __call__(self, raw: str | bytes) -> None:
+        now = time.monotonic()
+        allowance = min(_RATE_BURST, self.allowance + (now - self.stamp) * _RATE_PER_SECOND)
+        self.stamp = now
+        if allowance < 1:
+            self.allowance = allowance
+            self.put(error_message("rate_limited", "too many messages; slow down", message_id_of(raw)))
+            return
+        self.allowance = allowance - 1
+        try:
+            handle_message(self.hub, self.code, self.token, self.seat, raw, self.put, self.subscriber)
+        except Exception:  # a bug: logged, and the client hears of it (the connection and the table go on)
+            log.exception("message_failed", extra={"table": self.code, "seat": self.seat})
+            self.put(error_message("server_error", "the server failed to carry out this message",
+                                   message_id_of(raw)))
+
+
+def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, raw: str | bytes,
+                   send: Callable[[str], None], subscriber: Subscriber) -> None:
+    """Validate and carry out one client message; every failure is answered with an error message.
+
+    An accepted action or host command is answered once it is committed: its id rides in the state it caused
+    (``"ack"``), or, if it changed nothing (a repeated id), in an ``ack`` of its own.
+    """
     try:
         message = parse_client_message(raw)
     except ProtocolError as error:
@@ -337,29 +376,25 @@ async def handle_message(hub: Hub, code: str, token: str | None, seat: int | Non
         send(json.dumps({"type": "pong", "id": message.id}))
         return
     if not isinstance(message, (ActionMessage, HostMessage)):  # sync
-        subscriber.resync()
-        live = await hub.get(code)
-        async with live.lock:
-            hub._send_view(live, subscriber)
+        hub.resend(code, subscriber)
         return
     if seat is None:
         send(error_message("spectator", "spectators cannot act", message.id))
         return
-    try:
-        if isinstance(message, ActionMessage):
-            action = message.action
-            version, acked = await hub.change_for(
-                code, lambda t, now: t.act(token, action, now, client_id=message.id), subscriber, message.id)
-        else:
-            version, acked = await hub.change_for(
-                code, lambda t, now: _host_command(t, token, message, now), subscriber, message.id)
-    except TableError as error:
-        send(error_message(error.code, str(error), message.id))
-        return
-    # (one line per move would be most of a busy server's log, and its cost: moves are in the database anyway)
-    log.debug("accepted", extra={"table": code, "seat": seat, "id": message.id})
-    if not acked:  # nothing changed (a repeated id): no state went out to carry the acknowledgement
-        send(ack_message(message.id, version))
+    message_id = message.id
+
+    def reply(version: Any, acked: bool, error: TableError | None) -> None:
+        if error is not None:
+            send(error_message(error.code, str(error), message_id))
+        elif not acked:  # nothing changed (a repeated id): no state went out to carry the acknowledgement
+            send(ack_message(message_id, version))
+
+    if isinstance(message, ActionMessage):
+        action = message.action
+        hub.submit(code, lambda t, now: t.act(token, action, now, client_id=message_id), subscriber, message_id,
+                   reply)
+    else:
+        hub.submit(code, lambda t, now: _host_command(t, token, message, now), subscriber, message_id, reply)
 
 
 def _adder(token: str, level: str) -> Any:

@@ -5,6 +5,13 @@ changes, its new moves are written to the database, and only then are the acknow
 and everyone's new view queued for sending. One scheduler task wakes tables when their next
 deadline (scepter, decision clock, bot move, next deal) comes due.
 
+A player's message takes the short way (:meth:`Hub.submit`): no coroutine, task or future of
+its own, only callbacks, from the moment its frame is read to the moment the frames it causes
+are written (the table's turn, the database's group commit, the broadcast). Under load this is
+most of what the server does, and every object a message leaves alive until it is answered is
+one more the garbage collector scans. Everything else (joining, host commands over HTTP, the
+clocks, bots) goes through :meth:`Hub.change` and friends, on the same lock.
+
 The clock is injectable: :class:`FakeClock` lets tests move time by hand.
 """
 
@@ -14,8 +21,10 @@ import asyncio
 import contextlib
 import heapq
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..clock import Clock, FakeClock, SystemClock, sleep_or_wake
@@ -26,7 +35,7 @@ from .frames import Frames
 from .protocol import error_message
 from .store import Store, StoreError
 
-__all__ = ["Clock", "SystemClock", "FakeClock", "Hub", "Subscriber"]
+__all__ = ["Clock", "FakeClock", "Hub", "Reply", "Subscriber", "SystemClock", "TableLock"]
 
 
 log = logging.getLogger("royal_revenge.server")
@@ -62,10 +71,79 @@ class Subscriber:
         self.last_version, self.basis = -1, None
 
 
+Reply = Callable[[Any, bool, "TableError | None"], None]
+"""How :meth:`Hub.submit` answers: ``(result, acknowledged, error)``. ``acknowledged`` says the message's id
+rode in the state the change caused; ``error`` is the refusal (then nothing changed)."""
+
+
+class TableLock:
+    """A table's turn: one change at a time, in arrival order, for coroutines and callbacks alike.
+
+    ``async with lock:`` waits for its turn as :class:`asyncio.Lock` does; :meth:`run` gives the
+    turn to a callback instead (called at once if the table is free), which must :meth:`release`
+    it, perhaps only later (once its change is committed). Waiters of both kinds share one queue,
+    so a table's messages are carried out in the order they arrived, however they came.
+
+    >>> lock, calls = TableLock(), []
+    >>> lock.run(lambda: calls.append("first"))   # free: called at once, and now holds the turn
+    >>> lock.run(lambda: calls.append("second"))  # waits for it
+    >>> calls, lock.locked()
+    (['first'], True)
+    """
+
+    __slots__ = ("_held", "_waiting")
+
+    def __init__(self) -> None:
+        self._held = False
+        self._waiting: deque[Callable[[], None] | asyncio.Future[None]] = deque()
+
+    def locked(self) -> bool:
+        return self._held
+
+    def run(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` holding the turn: now if the table is free, else when its turn comes."""
+        if self._held:
+            self._waiting.append(callback)
+            return
+        self._held = True
+        callback()
+
+    def release(self) -> None:
+        """Pass the turn to the next waiter (a callback is called on the next turn of the event loop)."""
+        waiting = self._waiting
+        while waiting:
+            waiter = waiting.popleft()
+            if isinstance(waiter, asyncio.Future):
+                if waiter.done():
+                    continue  # (its coroutine was cancelled while waiting)
+                waiter.set_result(None)
+            else:
+                # (not called here: a chain of waiters that finish at once would nest calls as deep as the queue)
+                asyncio.get_running_loop().call_soon(waiter)
+            return
+        self._held = False
+
+    async def __aenter__(self) -> None:
+        if not self._held:
+            self._held = True
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.release()  # the turn came just as the coroutine was cancelled: pass it on
+            raise
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.release()
+
+
 @dataclass(eq=False)
 class _Live:
     table: Table
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lock: TableLock = field(default_factory=TableLock)
     subscribers: list[Subscriber] = field(default_factory=list)
     saved_moves: int = 0
     saved_game: int = 0
@@ -89,6 +167,7 @@ class Hub:
         self._armed: dict[str, float] = {}
         self._wake = asyncio.Event()
         self._scheduler: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Future[None]] = set()
 
     # ------------------------------------------------------------------ life cycle
 
@@ -107,6 +186,8 @@ class Hub:
         self._scheduler = asyncio.create_task(self._schedule_loop(), name="table-scheduler")
 
     async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
         for live in self._live.values():
             if live.thinking is not None:
                 live.thinking.cancel()
@@ -181,33 +262,140 @@ class Hub:
                         acked = True
         return result, acked
 
+    def submit(self, code: str, operation: Callable[[Table, float], Any], by: Subscriber | None,
+               message_id: str | None, reply: Reply) -> None:
+        """:meth:`change_for` by callbacks (a player's message, the hot path): ``reply(result, acknowledged, error)``
+        is called once the change is committed and its frames are sent, or at once if it changed nothing or was
+        refused (a :class:`TableError`: nothing changed). Any other exception of ``operation`` is raised here."""
+        live = self._live.get(code)
+        if live is None:  # (a table this process has not loaded: the long way)
+            self._spawn(self._submit_loading(code, operation, by, message_id, reply), f"submit-{code}")
+            return
+        live.lock.run(partial(self._change_now, live, operation, by, message_id, reply))
+
+    async def _submit_loading(self, code: str, operation: Callable[[Table, float], Any], by: Subscriber | None,
+                              message_id: str | None, reply: Reply) -> None:
+        try:
+            result, acked = await self.change_for(code, operation, by, message_id)
+        except TableError as error:
+            reply(None, False, error)
+        else:
+            reply(result, acked, None)
+
+    def _change_now(self, live: _Live, operation: Callable[[Table, float], Any], by: Subscriber | None,
+                    message_id: str | None, reply: Reply) -> None:
+        """:meth:`submit`'s change, holding the table's turn (which it passes on once the change is answered)."""
+        table = live.table
+        before = table.version
+        try:
+            result = operation(table, self.clock.now())
+        except TableError as error:
+            live.lock.release()
+            reply(None, False, error)
+            return
+        except BaseException:
+            live.lock.release()
+            raise
+        if table.version == before:
+            live.lock.release()
+            reply(result, False, None)
+            return
+        if by is not None and message_id is not None and by in live.subscribers:
+            by.ack = message_id
+        self._persist_then(live, partial(self._committed, live, by, message_id, result, reply))
+
+    def _committed(self, live: _Live, by: Subscriber | None, message_id: str | None, result: Any, reply: Reply,
+                   error: StoreError | None) -> None:
+        if error is not None:
+            self._spawn(self._recover(live, by, reply, error), f"recover-{live.table.code}")
+            return
+        try:
+            self._arm(live.table)
+            self._broadcast(live)
+        finally:
+            acked = False
+            if by is not None and by.ack is not None:
+                by.ack = None  # not sent: never ride on a later change
+            elif by is not None and message_id is not None:
+                acked = True
+            live.lock.release()
+        reply(result, acked, None)
+
+    async def _recover(self, live: _Live, by: Subscriber | None, reply: Reply, error: StoreError) -> None:
+        """A refused write of :meth:`submit`'s change: as :meth:`_commit` does, then the refusal is the answer."""
+        refused = TableError("storage", "the move could not be saved; please try again")
+        try:
+            await self._reload_after(live, error)
+        except TableError as reloaded:
+            refused = reloaded
+        except Exception:  # (the database is gone altogether: the table stays as the last commit left it)
+            log.exception("reload_failed", extra={"table": live.table.code})
+        finally:
+            if by is not None:
+                by.ack = None
+            live.lock.release()
+        reply(None, False, refused)
+
+    def _spawn(self, coroutine: Awaitable[None], name: str) -> None:
+        task = asyncio.ensure_future(coroutine)
+        task.set_name(name)
+        self._tasks.add(task)  # (kept until done: the event loop keeps only weak references to tasks)
+        task.add_done_callback(self._tasks.discard)
+
     async def _commit(self, live: _Live) -> None:
         try:
             await self._persist(live)
-        except StoreError:
-            log.exception("persist_failed", extra={"table": live.table.code})
-            found = await self.store.load_table(live.table.code)
-            if found is not None:
-                live.table = Table.from_json(found[0], found[1], self.clock.now(), agent_factory=self.agent_factory)
-                live.saved_moves, live.saved_game, live.saved_row = len(live.table.moves), live.table.game_no, None
-            raise TableError("storage", "the move could not be saved; please try again") from None
+        except StoreError as error:
+            await self._reload_after(live, error)
         self._arm(live.table)
         self._broadcast(live)
 
+    async def _reload_after(self, live: _Live, error: StoreError) -> None:
+        """The database refused a change: the table is reloaded from it (memory never runs ahead of the database),
+        and :class:`TableError` ``storage`` is raised."""
+        log.error("persist_failed", extra={"table": live.table.code, "error": str(error)})
+        found = await self.store.load_table(live.table.code)
+        if found is not None:
+            live.table = Table.from_json(found[0], found[1], self.clock.now(), agent_factory=self.agent_factory)
+            live.saved_moves, live.saved_game, live.saved_row = len(live.table.moves), live.table.game_no, None
+        raise TableError("storage", "the move could not be saved; please try again") from None
+
     async def _persist(self, live: _Live) -> None:
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def stored(error: StoreError | None) -> None:
+            if not done.done():
+                if error is None:
+                    done.set_result(None)
+                else:
+                    done.set_exception(error)
+
+        self._persist_then(live, stored)
+        await done
+
+    def _persist_then(self, live: _Live, done: Callable[[StoreError | None], None]) -> None:
+        """Write the table's new moves (and its row, if more than the game changed); ``done(error)`` once committed."""
         table = live.table
         if table.game_no != live.saved_game:
             live.saved_game, live.saved_moves = table.game_no, 0
-        new = [(table.game_no, seq, move) for seq, move in enumerate(table.moves[live.saved_moves:], live.saved_moves)]
+        moves = table.moves
+        count = len(moves)
+        new = [(table.game_no, seq, moves[seq]) for seq in range(live.saved_moves, count)]
         key = table.row_key()
+        version = table.version
         saved = live.saved_row
         # A move that changes nothing but the game needs only its own row: the moves bring the game and the version
         # back (Table.row_key); the table's row is written when anything else changed.
-        rewrite = saved is None or saved[0] != key or table.version - saved[1] != len(new)
-        await self.store.save(table.code, table.to_json() if rewrite else None, table.phase.value, self.clock.now(),
-                              new)
-        live.saved_moves = len(table.moves)
-        live.saved_row = (key, table.version)
+        rewrite = saved is None or saved[0] != key or version - saved[1] != len(new)
+
+        def stored(error: StoreError | None) -> None:
+            if error is None:
+                live.saved_moves = count
+                live.saved_row = (key, version)
+            done(error)
+
+        self.store.save_then(table.code, table.to_json() if rewrite else None, table.phase.value, self.clock.now(),
+                             new, done=stored)
 
     # ------------------------------------------------------------------ subscribers
 
@@ -238,6 +426,21 @@ class Hub:
                 if live.table.version != before:
                     with contextlib.suppress(TableError):
                         await self._commit(live)
+
+    def resend(self, code: str, subscriber: Subscriber) -> None:
+        """Send ``subscriber`` its whole view (a ``sync`` message), in its turn after the table's pending changes."""
+        live = self._live.get(code)
+        if live is None:
+            return
+        subscriber.resync()
+
+        def send() -> None:
+            try:
+                self._send_view(live, subscriber)
+            finally:
+                live.lock.release()
+
+        live.lock.run(send)
 
     def _broadcast(self, live: _Live) -> None:
         frames = Frames(live.table, self.clock.now())

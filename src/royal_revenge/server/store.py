@@ -2,7 +2,8 @@
 
 Every accepted move is written before it is acknowledged. Writes from all tables are committed
 in groups, so that a busy server pays for one commit per burst rather than one per move; each
-caller still waits until its own write is committed.
+caller still waits until its own write is committed (:meth:`Store.save`), or is called back
+then (:meth:`Store.save_then`, the hub's way for a player's move: no future to wait on).
 
 With a SQLite file (the default) the group is committed on the event loop itself, through one
 plain ``sqlite3`` connection, once per turn of the loop: in WAL mode with ``synchronous=NORMAL``
@@ -23,7 +24,7 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,12 +107,25 @@ def database_url(db: str | None) -> str:
     return f"sqlite+aiosqlite:///{path}"
 
 
+Committed = Callable[["StoreError | None"], None]
+"""Called once a write is committed (``None``) or refused (the error: nothing of the write was kept)."""
+
+
 @dataclass(slots=True)
 class _Write:
     table: tuple[str, str, str, float] | None  # code, data, phase, at; None: only moves
     moves: list[tuple[str, int, int, LoggedMove]]
     reset_game: tuple[str, int] | None
-    done: asyncio.Future[None]
+    done: Committed
+
+
+def _answer(batch: list[_Write], error: StoreError | None) -> None:
+    """Tell every write of a committed (or refused) group: one failing callback must not keep the others waiting."""
+    for write in batch:
+        try:
+            write.done(error)
+        except Exception:
+            log.exception("commit_callback_failed")
 
 
 class Store:
@@ -230,19 +244,34 @@ class Store:
                    moves: Sequence[tuple[int, int, LoggedMove]] = (), reset_game: int | None = None) -> None:
         """Write a table's row (unless ``data`` is ``None``: the row stays as it is) and its new moves
         ``(game_no, seq, move)`` in one commit; returns once durable."""
-        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def committed(error: StoreError | None) -> None:
+            if not done.done():
+                if error is None:
+                    done.set_result(None)
+                else:
+                    done.set_exception(error)
+
+        self.save_then(code, data, phase, at, moves, reset_game, done=committed)
+        await done
+
+    def save_then(self, code: str, data: dict[str, Any] | None, phase: str, at: float,
+                  moves: Sequence[tuple[int, int, LoggedMove]] = (), reset_game: int | None = None, *,
+                  done: Committed) -> None:
+        """:meth:`save` without waiting: ``done(None)`` is called once the write is durable, ``done(error)`` if the
+        database refused it (a :class:`StoreError`; nothing of it is kept). Call from the event loop."""
         row = (code, _encode_json(data).decode(), phase, at) if data is not None else None
         write = _Write(row, [(code, g, s, m) for g, s, m in moves],
-                       (code, reset_game) if reset_game is not None else None, loop.create_future())
+                       (code, reset_game) if reset_game is not None else None, done)
         if self._sqlite is not None:
             self._pending.append(write)
             if not self._commit_scheduled:  # one commit for every write made before the loop gets to it
                 self._commit_scheduled = True
-                loop.call_soon(self._commit_sqlite)
+                asyncio.get_running_loop().call_soon(self._commit_sqlite)
         else:
             assert self._queue is not None
-            await self._queue.put(write)
-        await write.done
+            self._queue.put_nowait(write)
 
     async def _write_loop(self) -> None:
         assert self._queue is not None and self._engine is not None
@@ -273,14 +302,10 @@ class Store:
                                 session.add(_MoveRow(code=code, game_no=game_no, seq=seq, move=logged.move,
                                                      by=logged.by, client_id=logged.client_id, at=logged.at,
                                                      version=logged.version))
-                for write in batch:
-                    if not write.done.done():
-                        write.done.set_result(None)
             except Exception as error:  # every waiter must hear about a failed commit
-                failure = StoreError(f"the database refused a write: {str(error).splitlines()[0]}")
-                for write in batch:
-                    if not write.done.done():
-                        write.done.set_exception(failure)
+                _answer(batch, StoreError(f"the database refused a write: {str(error).splitlines()[0]}"))
+            else:
+                _answer(batch, None)
 
     async def _write_grouped(self, batch: list[_Write]) -> None:
         """A batch in one transaction of two statements: an upsert of each table's latest row, then every new move.
@@ -339,17 +364,12 @@ class Store:
                     connection.execute("ROLLBACK")
                 raise
         except Exception as error:  # every waiter must hear about a failed commit
-            failure = StoreError(f"the database refused a write: {str(error).splitlines()[0]}")
-            for write in batch:
-                if not write.done.done():
-                    write.done.set_exception(failure)
+            _answer(batch, StoreError(f"the database refused a write: {str(error).splitlines()[0]}"))
             return
-        for write in batch:
-            if not write.done.done():
-                write.done.set_result(None)
         self._since_checkpoint += len(batch)
         if self._since_checkpoint >= _CHECKPOINT_EVERY and not self._checkpoint_running:
             self._checkpoint()
+        _answer(batch, None)
 
     def _checkpoint(self) -> None:
         """Copy the write-ahead log into the database on the checkpoint thread (moves go on being committed)."""

@@ -13,14 +13,17 @@ time from sending to receiving the matching ``ack``. When a game ends the host s
 server's per-connection rate limit (20 messages/s, bursts of 40): that is one of the rules.
 
 The clients run in ``--workers`` processes separate from the server so that the load
-generator is not what is measured; their CPU use is reported next to the server's. Only
-127.0.0.1 is targeted.
+generator is not what is measured; their CPU use is reported next to the server's. On this
+2-core machine they share the cores with the server, so they are written to cost as little as
+they can: each connection is an ``asyncio.Protocol`` that reads and writes WebSocket frames
+itself (no task, future or coroutine per message) and decodes only the fields a client acts
+on (msgspec structs). Only 127.0.0.1 is targeted.
 
 Examples::
 
     .venv/bin/python benchmarks/server_load.py --tables 250 --seconds 30
     .venv/bin/python benchmarks/server_load.py --tables 250 --seconds 30 --think-ms 1000
-    .venv/bin/python benchmarks/server_load.py --tables 500 --seconds 30 --no-compression --json out.json
+    .venv/bin/python benchmarks/server_load.py --tables 500 --seconds 30 --json out.json
     .venv/bin/python benchmarks/server_load.py --url http://127.0.0.1:8000 --server-pid 1234 --tables 10
 
 Clients acting as fast as they can form a closed loop: each table has one action in
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import gc
 import json
@@ -61,16 +65,9 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-# The load clients share this machine with the server: they parse with msgspec (a few times faster than
-# json) so that less of the machine goes to the load generator.
+# The load clients share this machine with the server: they encode and decode with msgspec (a few times
+# faster than json) so that less of the machine goes to the load generator.
 _encode = msgspec.json.Encoder().encode
-_decode = msgspec.json.Decoder().decode
-
-try:
-    from royal_revenge.client.base import merge_state
-except ImportError:  # running from a checkout without the package installed
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-    from royal_revenge.client.base import merge_state
 
 _RATE_PER_SECOND = 20.0  # the server's per-connection limit (server/app.py)
 _RATE_BURST = 40.0
@@ -140,8 +137,169 @@ class _Stats:
     error_samples: list[str] = field(default_factory=list)
 
 
+class _Pending(msgspec.Struct):
+    seat: int | None = None
+
+
+class _Game(msgspec.Struct):
+    pending: _Pending | msgspec.UnsetType | None = msgspec.UNSET
+
+
+class _View(msgspec.Struct):
+    """The parts of a view a load client acts on; absent keys (a partial state leaves out what did not change)
+    stay ``UNSET``."""
+
+    phase: str | msgspec.UnsetType = msgspec.UNSET
+    game_no: int | msgspec.UnsetType = msgspec.UNSET
+    game: _Game | msgspec.UnsetType | None = msgspec.UNSET
+    legal: list[dict[str, Any]] | msgspec.UnsetType = msgspec.UNSET
+
+
+class _Message(msgspec.Struct):
+    type: str
+    version: int = -1
+    full: bool = True
+    ack: str | None = None
+    id: str | None = None
+    code: str | None = None
+    view: _View | None = None
+
+
+_decode_message = msgspec.json.Decoder(_Message).decode
+"""Only the fields a client acts on are decoded (msgspec skips the rest of the frame without building it)."""
+
+
+class _Connection(asyncio.Protocol):
+    """One client WebSocket at the byte level (RFC 6455): the upgrade request, then frames.
+
+    The server's frames are read as they arrive and handed to the client (text), answered
+    (ping), or end the connection (close); the client's are masked text frames, written at
+    once. No task, future or coroutine per message: a load generator that costs the machine
+    as little as it can, so that the server is what is measured.
+    """
+
+    def __init__(self, client: _Client, path: str, host: str) -> None:
+        loop = asyncio.get_running_loop()
+        self.client = client
+        self.request = (f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
+                        f"Sec-WebSocket-Version: 13\r\n\r\n").encode()
+        self.transport: Any = None  # (uvloop's transports are not asyncio.Transport subclasses)
+        self.buffer = bytearray()
+        self.open = False
+        self.opened: asyncio.Future[None] = loop.create_future()
+        self.closed: asyncio.Future[None] = loop.create_future()
+        self.close_code: int | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+        transport.write(self.request)
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self.buffer
+        buffer += data
+        if not self.open:
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            status = bytes(buffer[:end]).split(b"\r\n", 1)[0]
+            del buffer[:end + 4]
+            if b" 101 " not in status + b" ":
+                self._fail(ConnectionError(f"upgrade refused: {status.decode(errors='replace')}"))
+                return
+            self.open = True
+            self.opened.set_result(None)
+        used, size = 0, len(buffer)
+        while size - used >= 2:
+            first, length = buffer[used], buffer[used + 1] & 0x7F
+            head = used + 2
+            if length == 126:
+                if size - used < 4:
+                    break
+                length = int.from_bytes(buffer[head:head + 2], "big")
+                head += 2
+            elif length == 127:
+                if size - used < 10:
+                    break
+                length = int.from_bytes(buffer[head:head + 8], "big")
+                head += 8
+            end = head + length
+            if end > size:
+                break
+            opcode = first & 0x0F
+            if not first & 0x80 or opcode == 0x0:
+                self._fail(ConnectionError("a fragmented frame (the server never sends one)"))
+                return
+            used = end
+            if opcode == 0x1:
+                self.client.on_text(bytes(buffer[head:end]))
+            elif opcode == 0x9:  # ping: the server drops a connection that does not answer
+                self._write(0xA, bytes(buffer[head:end]))
+            elif opcode == 0x8:
+                self.close_code = int.from_bytes(buffer[head:head + 2], "big") if length >= 2 else 1005
+                if self.transport is not None:
+                    self._write(0x8, bytes(buffer[head:head + 2]))
+                    self.transport.close()
+                break
+        del buffer[:used]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.opened.done():
+            self.opened.set_exception(exc or ConnectionError("closed during the upgrade"))
+        if not self.closed.done():
+            self.closed.set_result(None)
+        self.client.on_closed(self)
+
+    def _fail(self, error: Exception) -> None:
+        if not self.opened.done():
+            self.opened.set_exception(error)
+        if self.transport is not None:
+            self.transport.close()
+
+    def _write(self, opcode: int, payload: bytes) -> None:
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        mask = random.getrandbits(32).to_bytes(4, "big")
+        length = len(payload)
+        if length < 126:
+            head = bytes((0x80 | opcode, 0x80 | length))
+        elif length < 65536:
+            head = bytes((0x80 | opcode, 0x80 | 126)) + length.to_bytes(2, "big")
+        else:
+            head = bytes((0x80 | opcode, 0x80 | 127)) + length.to_bytes(8, "big")
+        transport.write(head + mask + _apply_mask(payload, mask))
+
+    def send_text(self, text: bytes) -> bool:
+        if not self.open or self.transport is None or self.transport.is_closing():
+            return False
+        self._write(0x1, text)
+        return True
+
+    def close(self) -> None:
+        if self.open and self.transport is not None and not self.transport.is_closing():
+            self._write(0x8, (1000).to_bytes(2, "big"))
+            self.transport.close()
+
+
+def _mask_function() -> Any:
+    try:
+        from websockets.speedups import apply_mask
+    except ImportError:
+        from websockets.utils import apply_mask
+    return apply_mask
+
+
+_apply_mask = _mask_function()
+
+
 class _Client:
-    """One seat's WebSocket: plays when the decision is its own, and acts as host if it is."""
+    """One seat: plays when the decision is its own, and acts as host if it is.
+
+    It follows only what it acts on (phase, game number, whose decision is pending, its legal
+    actions) from the full and partial states (docs/protocol.md), and measures the time from
+    sending an action to receiving its acknowledgement (which rides in a state, or comes alone).
+    """
 
     def __init__(self, worker: _Worker, code: str, seat: int, token: str, host: bool) -> None:
         self.worker = worker
@@ -153,133 +311,158 @@ class _Client:
         self.sent = 0
         self.pending: dict[str, tuple[float, bool]] = {}
         self.acted_version = -1
-        self.view: dict[str, Any] | None = None
+        self.phase: str | None = None
+        self.game_no = -1
+        self.pending_seat: int | None = None
+        self.legal: list[dict[str, Any]] = []
         self.rematched_game = -1
         self.allowance, self.stamp = _RATE_BURST, time.monotonic()
-        self.ws: Any = None
-        self.later: set[asyncio.Task[None]] = set()
+        self.connection: _Connection | None = None
+        self.finished = False
 
-    async def _send(self, message: dict[str, Any]) -> None:
+    async def connect(self) -> None:
+        worker, stats = self.worker, self.worker.stats
+        loop = asyncio.get_running_loop()
+        try:
+            _, connection = await asyncio.wait_for(loop.create_connection(
+                lambda: _Connection(self, f"/ws/{self.code}?token={self.token}", worker.netloc),
+                worker.host, worker.port), 30)
+            await asyncio.wait_for(connection.opened, 30)
+        except (OSError, TimeoutError, ConnectionError) as error:
+            stats.connect_failures += 1
+            if len(stats.error_samples) < 5:
+                stats.error_samples.append(f"connect {self.tag}: {error!r}")
+            self.finished = True
+            return
+        self.connection = connection
+
+    def on_closed(self, connection: _Connection) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        stats = self.worker.stats
+        if not self.worker.stopping:  # the server closed the connection (or it broke) while playing
+            stats.broken += 1
+            if len(stats.error_samples) < 5:
+                stats.error_samples.append(f"closed {self.tag}: {connection.close_code}")
+        stats.unacked += len(self.pending)
+        self.pending.clear()
+
+    def _send(self, message: dict[str, Any]) -> None:
         now = time.monotonic()
         self.allowance = min(_RATE_BURST, self.allowance + (now - self.stamp) * _RATE_PER_SECOND)
         self.stamp = now
-        if self.allowance < 1.5:  # keep a margin below the server's bucket
-            await asyncio.sleep((1.5 - self.allowance) / _RATE_PER_SECOND)
-            if self.worker.stopping:
-                return  # play ended while this client waited for its turn to send: the action is not sent
-            now = time.monotonic()
-            self.allowance = min(_RATE_BURST, self.allowance + (now - self.stamp) * _RATE_PER_SECOND)
-            self.stamp = now
+        if self.allowance < 1.5:  # keep a margin below the server's bucket: send when it has refilled
+            asyncio.get_running_loop().call_later((1.5 - self.allowance) / _RATE_PER_SECOND, self._send_later,
+                                                  message)
+            return
+        self._send_now(message)
+
+    def _send_later(self, message: dict[str, Any]) -> None:
+        if self.worker.stopping:
+            return  # play ended while this client waited for its turn to send: the action is not sent
+        self._send(message)
+
+    def _send_now(self, message: dict[str, Any]) -> None:
         self.allowance -= 1
+        connection = self.connection
+        if connection is None:
+            return
         self.pending[message["id"]] = (time.perf_counter(), self.worker.measuring)
-        await self.ws.send_str(_encode(message).decode())  # (a text frame: the protocol refuses binary ones)
+        if not connection.send_text(_encode(message)):
+            self.pending.pop(message["id"], None)
 
     def _next_id(self, prefix: str) -> str:
         self.sent += 1
         return f"{prefix}{self.tag}-{self.sent}"
 
-    async def run(self) -> None:
+    def on_text(self, raw: bytes) -> None:
         worker, stats = self.worker, self.worker.stats
-        url = f"{worker.ws_base}/ws/{self.code}?token={self.token}"
-        import aiohttp
-
         try:
-            self.ws = await worker.session.ws_connect(
-                url, max_msg_size=1 << 20, compress=15 if worker.compression else 0, autoping=True,
-                heartbeat=None, timeout=aiohttp.ClientWSTimeout(ws_receive=None, ws_close=10))
-        except (OSError, TimeoutError, aiohttp.ClientError) as error:
-            stats.connect_failures += 1
+            message = _decode_message(raw)
+        except msgspec.DecodeError as error:
+            stats.errors["client_decode"] += 1
             if len(stats.error_samples) < 5:
-                stats.error_samples.append(f"connect {self.tag}: {error!r}")
-            worker.connected()
+                stats.error_samples.append(f"{self.tag}: {error}: {raw[:200]!r}")
             return
-        worker.connected()
-        text_frame = aiohttp.WSMsgType.TEXT
-        try:
-            async for frame in self.ws:
-                if frame.type is not text_frame:
-                    break  # a close, an error or a binary frame (which the protocol never sends)
-                raw = frame.data
-                message = _decode(raw)
-                kind = message.get("type")
-                if kind == "state":
-                    acked = message.get("ack")
-                    if acked is not None:  # protocol 3: the ack of this connection's message rides in the state
-                        self._acked(acked)
-                    if worker.measuring:
-                        stats.states += 1
-                        stats.state_bytes += len(raw)
-                    self.view = merge_state(self.view, message)  # partial states hold only what changed
-                    if worker.running:
-                        await self._on_state(message)
-                elif kind == "ack":
-                    self._acked(message["id"])
-                elif kind == "error":
-                    self.pending.pop(message.get("id") or "", None)
-                    if worker.running or worker.stopping:  # errors count from the start, warm-up included
-                        stats.errors[message.get("code", "?")] += 1
-                        if len(stats.error_samples) < 5:
-                            stats.error_samples.append(f"{self.tag}: {message}")
-                if worker.stopping and not self.pending:
-                    break
-            if not worker.stopping:  # the server closed the connection (or it broke) while playing
-                stats.broken += 1
+        kind = message.type
+        if kind == "state":
+            if message.ack is not None:  # protocol 3: the ack of this connection's message rides in the state
+                self._acked(message.ack)
+            if worker.measuring:
+                stats.states += 1
+                stats.state_bytes += len(raw)
+            self._follow(message)
+            if worker.running:
+                self._on_state(message.version)
+        elif kind == "ack":
+            self._acked(message.id or "")
+        elif kind == "error":
+            self.pending.pop(message.id or "", None)
+            if worker.running or worker.stopping:  # errors count from the start, warm-up included
+                stats.errors[message.code or "?"] += 1
                 if len(stats.error_samples) < 5:
-                    stats.error_samples.append(f"closed {self.tag}: {self.ws.close_code} {self.ws.exception()!r}")
-        except (OSError, aiohttp.ClientError, asyncio.CancelledError) as error:
-            if not worker.stopping:
-                stats.broken += 1
-                if len(stats.error_samples) < 5:
-                    stats.error_samples.append(f"broken {self.tag}: {error!r}")
-        finally:
-            stats.unacked += len(self.pending)
-            with contextlib.suppress(Exception):
-                await self.ws.close()
+                    stats.error_samples.append(f"{self.tag}: {raw.decode(errors='replace')}")
+        if worker.stopping and not self.pending and self.connection is not None:
+            self.finished = True
+            self.connection.close()
+
+    def _follow(self, message: _Message) -> None:
+        """Take a state's changes (a full state replaces everything; a partial one only what it holds)."""
+        view = message.view
+        if view is None:
+            return
+        if message.full:
+            self.phase, self.game_no, self.pending_seat, self.legal = None, -1, None, []
+        if view.phase is not msgspec.UNSET:
+            self.phase = view.phase
+        if view.game_no is not msgspec.UNSET:
+            self.game_no = view.game_no
+        if view.legal is not msgspec.UNSET:
+            self.legal = view.legal
+        game = view.game
+        if game is None:
+            self.pending_seat = None
+        elif game is not msgspec.UNSET and game.pending is not msgspec.UNSET:
+            self.pending_seat = game.pending.seat if game.pending is not None else None
 
     def _acked(self, message_id: str) -> None:
         sent = self.pending.pop(message_id, None)
         if sent is not None and sent[1]:  # sent inside the measured window
             self.worker.stats.latencies.append(time.perf_counter() - sent[0])
 
-    async def _on_state(self, message: dict[str, Any]) -> None:
-        view = self.view
-        assert view is not None
-        version = message["version"]
+    def _on_state(self, version: int) -> None:
         stats = self.worker.stats
-        if view["phase"] == "finished":
-            if self.host and view["game_no"] != self.rematched_game:
-                self.rematched_game = view["game_no"]
+        if self.phase == "finished":
+            if self.host and self.game_no != self.rematched_game:
+                self.rematched_game = self.game_no
                 stats.games_finished += 1
                 stats.host_commands += 1
-                await self._send({"type": "host", "id": self._next_id("h"), "command": "rematch"})
+                self._send({"type": "host", "id": self._next_id("h"), "command": "rematch"})
             return
-        if view["phase"] != "playing" or version <= self.acted_version:
+        if self.phase != "playing" or version <= self.acted_version:
             return
-        game = view.get("game")
-        legal = view.get("legal")
-        if not game or not legal or game["pending"]["seat"] != self.seat:
+        legal = self.legal
+        if not legal or self.pending_seat != self.seat:
             return
         self.acted_version = version
         plays = [action for action in legal if action.get("type") in _PLAY_FIRST]
         action = self.worker.rng.choice(plays or legal)
         think = self.worker.think
         if think > 0:  # a person's pace: act after a random delay, without holding up this socket's frames
-            task = asyncio.create_task(self._act_later(think * self.worker.rng.uniform(0.5, 1.5), action))
-            self.later.add(task)
-            task.add_done_callback(self.later.discard)
+            asyncio.get_running_loop().call_later(think * self.worker.rng.uniform(0.5, 1.5), self._act_later, action)
             return
         stats.actions += int(self.worker.measuring)
-        await self._send({"type": "action", "id": self._next_id("a"), "action": action})
+        self._send({"type": "action", "id": self._next_id("a"), "action": action})
 
-    async def _act_later(self, delay: float, action: dict[str, Any]) -> None:
-        await asyncio.sleep(delay)
+    def _act_later(self, action: dict[str, Any]) -> None:
         if self.worker.running:
             self.worker.stats.actions += int(self.worker.measuring)
-            await self._send({"type": "action", "id": self._next_id("a"), "action": action})
+            self._send({"type": "action", "id": self._next_id("a"), "action": action})
 
-    async def start_game(self) -> None:
+    def start_game(self) -> None:
         self.worker.stats.host_commands += 1
-        await self._send({"type": "host", "id": self._next_id("h"), "command": "start"})
+        self._send({"type": "host", "id": self._next_id("h"), "command": "start"})
 
 
 class _Worker:
@@ -287,8 +470,10 @@ class _Worker:
         self.config = config
         self.index = index
         self.base = config["url"]
-        self.ws_base = "ws://" + urlsplit(self.base).netloc
-        self.compression = config["compression"]
+        parts = urlsplit(self.base)
+        self.netloc = parts.netloc
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or 80
         self.think = config["think_ms"] / 1000
         self.rng = random.Random(config["seed"] * 1000 + index)
         self.stats = _Stats()
@@ -296,16 +481,6 @@ class _Worker:
         self.running = False
         self.measuring = False
         self.stopping = False
-        self._connected = 0
-        self._all_connected = asyncio.Event()
-        self.session: Any = None
-        """The worker's aiohttp session: every client's WebSocket (aiohttp parses frames in compiled code, so
-        that less of this shared machine goes to the load generator)."""
-
-    def connected(self) -> None:
-        self._connected += 1
-        if self._connected >= len(self.clients):
-            self._all_connected.set()
 
     async def create_tables(self, count: int) -> None:
         import httpx
@@ -360,26 +535,21 @@ async def _worker_async(config: dict[str, Any], index: int, tables: int, results
         results.put(("failed", index, f"creating tables: {error!r}"))
         return
     created = time.monotonic()
-    import aiohttp
-
-    worker.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
     connect_limit = asyncio.Semaphore(64)
 
-    async def connect_then_run(client: _Client) -> None:
+    async def connect(client: _Client) -> None:
         async with connect_limit:
-            task = asyncio.create_task(client.run())
-            while client.ws is None and not task.done():
-                await asyncio.sleep(0.005)
-        await task
+            await client.connect()
 
-    tasks = [asyncio.create_task(connect_then_run(client)) for client in worker.clients]
-    await worker._all_connected.wait()
+    await asyncio.gather(*(connect(client) for client in worker.clients))
     results.put(("ready", index, {"create_s": created - setup_started, "connect_s": time.monotonic() - created}))
     await loop.run_in_executor(None, go.wait)
     gc.collect()
     gc.disable()  # the load clients' own collector pauses must not count as the server's latency
     worker.running = True
-    await asyncio.gather(*(client.start_game() for client in worker.clients if client.host and client.ws))
+    for client in worker.clients:
+        if client.host and client.connection is not None:
+            client.start_game()
     await asyncio.sleep(config["warmup"])
     worker.measuring = True
     cpu_start = time.process_time()
@@ -391,16 +561,17 @@ async def _worker_async(config: dict[str, Any], index: int, tables: int, results
     cpu = time.process_time() - cpu_start
     # Let outstanding actions be acknowledged (they count), then close everything.
     drain_deadline = time.monotonic() + 5
-    while any(c.pending for c in worker.clients) and time.monotonic() < drain_deadline:
+    while any(c.pending and not c.finished for c in worker.clients) and time.monotonic() < drain_deadline:
         await asyncio.sleep(0.05)
     for client in worker.clients:
-        if client.ws is not None:
-            with contextlib.suppress(Exception):
-                await client.ws.close()
+        if client.connection is not None and not client.finished:
+            client.finished = True
+            worker.stats.unacked += len(client.pending)
+            client.connection.close()
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(10):
-            await asyncio.gather(*tasks, return_exceptions=True)
-    await worker.session.close()
+            await asyncio.gather(*(c.connection.closed for c in worker.clients if c.connection is not None),
+                                 return_exceptions=True)
     s = worker.stats
     results.put(("done", index, {
         "latencies": s.latencies, "actions": s.actions, "host_commands": s.host_commands,
@@ -446,8 +617,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server-nice", type=int, default=0,
                         help="nice increment for the started server (negative needs root): on a machine busy with "
                              "other work, -10 shows what the server does when it gets a core")
-    parser.add_argument("--no-compression", dest="compression", action="store_false",
-                        help="do not offer permessage-deflate (browsers do offer it)")
     parser.add_argument("--max-tables", type=int, default=2000, help="refuse to run more tables than this")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", dest="json_path", help="also write the figures to this JSON file")
@@ -536,7 +705,7 @@ def _round(args: argparse.Namespace, parser: argparse.ArgumentParser, settings: 
             base = f"http://127.0.0.1:{port}"
         _wait_healthy(base, 30, process)
 
-        config = {"url": base, "settings": settings, "seconds": args.seconds, "compression": args.compression,
+        config = {"url": base, "settings": settings, "seconds": args.seconds,
                   "seed": args.seed, "think_ms": args.think_ms, "warmup": args.warmup}
         context = mp.get_context("spawn")
         results = context.Queue()
@@ -625,7 +794,6 @@ def _round(args: argparse.Namespace, parser: argparse.ArgumentParser, settings: 
         if cpu_after is not None and cpu_before is not None else None,
         "clients_cpu_percent": round(100 * client_cpu / wall, 1),
         "load_average": {"before": load_before, "after": os.getloadavg()[0]},
-        "compression": args.compression,
         "think_ms": args.think_ms,
         "server_nice": args.server_nice,
         "cpu_probe_ms": round(probe, 1),

@@ -4,9 +4,10 @@
 This is a measurement script, not a test. It runs the real :class:`~royal_revenge.server.hub.Hub`
 with a real SQLite file in one process, with ``--tables`` tables of 4 seated people whose
 connections are stand-ins (a frame "sent" is appended to a list), and plays every table as fast
-as the rules allow through ``Hub.change_for``, exactly the call a WebSocket message makes: the
+as the rules allow through ``Hub.submit``, exactly the call a WebSocket message makes: the
 move is applied, committed (grouped with the other tables' moves of the same turn of the loop),
-and every seat's state frame is built and queued. Hosts rematch finished games. What this leaves
+and every seat's state frame is built and queued; the table's next move is made when the reply
+comes. Hosts rematch finished games. What this leaves
 out is the web stack (uvicorn, the WebSocket framing, the socket writes), which
 ``server_floor.py`` measures on its own.
 
@@ -49,34 +50,59 @@ class _Seat:
         self.subscriber = Subscriber(seat, self.frames.append, token=token)
 
 
-async def _play(hub: Hub, seats: list[_Seat], rng: random.Random, counter: dict[str, int], moves: int) -> None:
-    code = seats[0].code
-    host = seats[0]
-    sent = 0
-    while counter["moves"] < moves:
-        live = hub._live[code]
-        table = live.table
+class _Player:
+    """Plays one table as fast as the rules allow, the way a WebSocket message does: ``Hub.submit``, and the next
+    move once the reply comes (after the commit and the frames)."""
+
+    def __init__(self, hub: Hub, seats: list[_Seat], rng: random.Random, counter: dict[str, int], moves: int) -> None:
+        self.hub, self.seats, self.rng, self.counter, self.moves = hub, seats, rng, counter, moves
+        self.code = seats[0].code
+        self.sent = 0
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def next(self) -> None:
+        counter = self.counter
+        if counter["moves"] >= self.moves:
+            if not self.done.done():
+                self.done.set_result(None)
+            return
+        table = self.hub._live[self.code].table
+        host = self.seats[0]
         if table.phase is Phase.FINISHED:
-            await hub.change_for(code, lambda t, now: t.rematch(host.token, now))
-            continue
+            self.hub.submit(self.code, lambda t, now: t.rematch(host.token, now), host.subscriber, None, self.replied)
+            return
         state = table.game.state if table.game is not None else None
         assert state is not None
         decider = state.decider
         assert decider is not None
         legal = table.legal_view(decider)
         plays = [action for action in legal if action.get("type") in _PLAY_FIRST]
-        action = rng.choice(plays or legal)
-        player = seats[decider]
-        sent += 1
-        message_id = f"a{code}-{decider}-{sent}"
-        await hub.change_for(code, lambda t, now, a=action, i=message_id, p=player: t.act(p.token, a, now,
-                                                                                        client_id=i),
-                             player.subscriber, message_id)
+        action = self.rng.choice(plays or legal)
+        player = self.seats[decider]
+        self.sent += 1
+        message_id = f"a{self.code}-{decider}-{self.sent}"
         counter["moves"] += 1
-        for seat in seats:  # (the frames are only counted: a real connection would write them out)
+        self.hub.submit(self.code, lambda t, now: t.act(player.token, action, now, client_id=message_id),
+                        player.subscriber, message_id, self.replied)
+
+    def replied(self, result: Any, acked: bool, error: Any) -> None:
+        if error is not None:
+            self.done.set_exception(RuntimeError(f"refused: {error}"))
+            return
+        counter = self.counter
+        for seat in self.seats:  # (the frames are only counted: a real connection would write them out)
             counter["frames"] += len(seat.frames)
             counter["bytes"] += sum(map(len, seat.frames))
             seat.frames.clear()
+        self.next()
+
+
+async def _play_all(hub: Hub, tables: list[list[_Seat]], rng: random.Random, counter: dict[str, int],
+                    moves: int) -> None:
+    players = [_Player(hub, seats, rng, counter, moves) for seats in tables]
+    for player in players:
+        player.next()
+    await asyncio.gather(*(player.done for player in players))
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
@@ -100,10 +126,10 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         tables.append(seats)
     counter = {"moves": 0, "frames": 0, "bytes": 0}
     if args.warmup:
-        await asyncio.gather(*(_play(hub, seats, rng, counter, args.warmup) for seats in tables))
+        await _play_all(hub, tables, rng, counter, args.warmup)
     counter = {"moves": 0, "frames": 0, "bytes": 0}
     started = time.process_time()
-    await asyncio.gather(*(_play(hub, seats, rng, counter, args.moves) for seats in tables))
+    await _play_all(hub, tables, rng, counter, args.moves)
     cpu = time.process_time() - started
     await hub.stop()
     await store.close()

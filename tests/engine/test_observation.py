@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
 
 from royal_revenge.engine import (
     FANFARE,
@@ -17,13 +20,14 @@ from royal_revenge.engine import (
     GameState,
     Observation,
     Play,
+    PublicJSON,
     observation_json,
     state_from_json,
     state_to_json,
 )
 from royal_revenge.engine.position import parse_cards, position
 
-from .randomplay import GameSpec, all_cards, drive
+from .randomplay import GameSpec, all_cards, drive, game_specs
 
 
 def cards(text: str) -> list[Card]:
@@ -232,3 +236,28 @@ def test_observation_json_from_the_public_view_equals_each_seats_observation(pla
             checked += 1
         assert public == Observation.of(state, None).to_json()
     assert state.is_over() and checked > 100
+
+
+@settings(max_examples=40, deadline=None)
+@given(spec=game_specs(single_round=False))
+def test_the_public_view_made_from_the_one_before_is_the_public_view(spec: GameSpec) -> None:
+    # PublicJSON.of makes each view from the previous one, reusing what did not change: it must equal the view
+    # made afresh after every action (reshuffles, new rounds, the game's end), and never change one handed out.
+    state = spec.new_state()
+    views = PublicJSON()
+    handed_out: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    previous = views.of(state)
+    for _ in drive(state, random.Random(spec.seed), spec):
+        view = views.of(state)
+        assert view == observation_json(state, None)
+        if view is not previous:
+            for key, value in view.items():  # what did not change is the very same object
+                if value == previous[key] and isinstance(value, (list, dict)):
+                    assert value is previous[key], key
+        if len(handed_out) < 50:
+            handed_out.append((view, copy.deepcopy(view)))
+        previous = view
+    assert all(view == snapshot for view, snapshot in handed_out)
+    # A new game starts afresh.
+    other = GameState.new(spec.options, spec.seed + 1)
+    assert views.of(other) == observation_json(other, None)

@@ -24,7 +24,7 @@ from .cards import CARD_TEXT, FULL_DECK, Card, Colour
 from .options import GameOptions
 from .state import DRAWN, Decision, GameState, Outcome, Pending, RoundResult
 
-__all__ = ["Observation", "observation_json", "own_json"]
+__all__ = ["Observation", "PublicJSON", "observation_json", "own_json"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +298,136 @@ def _public_json(state: GameState) -> dict[str, Any]:
     """
     return _json(state, None, (), state.discard, len(state.draw_pile), map(len, state.hands),
                  state.decision, state.decider, None, state.result, share=True)
+
+
+class PublicJSON:
+    """The spectator's view of one game as JSON (``observation_json(state, None)``), made again after every change
+    from the one made before it.
+
+    :meth:`of` returns a new dict each time the state changed (never one handed out before,
+    changed), in which every value that did not change is the very same object as in the
+    previous one: the discard pile, the hand sizes, the scores, the pending decision, the
+    options, the last round's result. Comparing two consecutive views key by key then costs an
+    identity check for most keys (a server works out what changed for every connection), and
+    building one costs only the changed values. The dicts are shared: read them, never change
+    them.
+
+    >>> from royal_revenge.engine import GameState, GameOptions
+    >>> state = GameState.new(GameOptions(players=3), seed=4)
+    >>> views = PublicJSON()
+    >>> first = views.of(state)
+    >>> first == observation_json(state, None)
+    True
+    >>> _ = state.apply(state.decider, state.legal_actions(state.decider)[0])
+    >>> second = views.of(state)
+    >>> second == observation_json(state, None), second["options"] is first["options"]
+    (True, True)
+    """
+
+    __slots__ = ("_data", "_discard", "_discard_length", "_last_round", "_result", "_state")
+
+    def __init__(self) -> None:
+        self._data: dict[str, Any] | None = None
+        self._state: GameState | None = None
+        self._discard: list[Card] | None = None
+        self._discard_length = -1
+        self._last_round: RoundResult | None = None
+        self._result: Outcome | None = None
+
+    def of(self, state: GameState) -> dict[str, Any]:
+        """The view of ``state`` now (read only)."""
+        previous = self._data
+        if previous is None or state is not self._state:
+            data = _public_json(state)
+            self._remember(state, data)
+            return data
+        data = previous.copy()
+        changed = False
+        # (The discard pile only grows in place, or is replaced by a new list: its identity and length say it all.)
+        discard = state.discard
+        if discard is not self._discard or len(discard) != self._discard_length:
+            data["discard_pile"] = [CARD_TEXT[card] for card in discard]
+            data["top"] = CARD_TEXT[discard[-1]]
+            self._discard, self._discard_length = discard, len(discard)
+            changed = True
+        colour = state.active_colour
+        letter = colour.letter if colour is not None else None
+        if letter != previous["active_colour"]:
+            data["active_colour"] = letter
+            changed = True
+        sizes: list[int] = previous["hand_sizes"]
+        hands = state.hands
+        for seat in range(len(hands)):
+            if len(hands[seat]) != sizes[seat]:
+                data["hand_sizes"] = [len(hand) for hand in hands]
+                changed = True
+                break
+        if state.scores != previous["scores"]:
+            data["scores"] = list(state.scores)
+            changed = True
+        pending: dict[str, Any] = previous["pending"]
+        kind = _DECISION_NAMES[state.decision]
+        if kind != pending["kind"] or state.decider != pending["seat"]:
+            data["pending"] = {"kind": kind, "seat": state.decider}
+            changed = True
+        if state.last_round is not self._last_round:
+            self._last_round = state.last_round
+            data["last_round"] = state.last_round.to_json() if state.last_round else None
+            changed = True
+        if state.result is not self._result:
+            self._result = state.result
+            data["outcome"] = state.result.to_json() if state.result else None
+            changed = True
+        draw_pile_size = len(state.draw_pile)
+        if draw_pile_size != previous["draw_pile_size"]:
+            data["draw_pile_size"] = draw_pile_size
+            changed = True
+        # The plain numbers and flags: a changed one replaces the old value (written out for the compiled build).
+        if state.round_no != previous["round_no"]:
+            data["round_no"] = state.round_no
+            changed = True
+        if state.dealer != previous["dealer"]:
+            data["dealer"] = state.dealer
+            changed = True
+        if state.king != previous["king"]:
+            data["king"] = state.king
+            changed = True
+        if state.jester != previous["jester"]:
+            data["jester"] = state.jester
+            changed = True
+        if state.direction != previous["direction"]:
+            data["direction"] = state.direction
+            changed = True
+        if state.current != previous["current"]:
+            data["current"] = state.current
+            changed = True
+        if state.resolving != previous["resolving"]:
+            data["resolving"] = state.resolving
+            changed = True
+        if state.uno_seat != previous["uno_seat"]:
+            data["uno_seat"] = state.uno_seat
+            changed = True
+        if state.fanfare_queued != previous["fanfare_queued"]:
+            data["fanfare_queued"] = state.fanfare_queued
+            changed = True
+        if state.scepter_running != previous["scepter_running"]:
+            data["scepter_running"] = state.scepter_running
+            changed = True
+        if state.turns_since_scepter != previous["turns_since_scepter"]:
+            data["turns_since_scepter"] = state.turns_since_scepter
+            changed = True
+        if state.passes != previous["passes"]:
+            data["passes"] = state.passes
+            changed = True
+        if not changed:
+            return previous
+        self._data = data
+        return data
+
+    def _remember(self, state: GameState, data: dict[str, Any]) -> None:
+        self._data, self._state = data, state
+        self._discard, self._discard_length = state.discard, len(state.discard)
+        self._last_round, self._result = state.last_round, state.result
 
 
 def _options_json(options: GameOptions) -> dict[str, Any]:

@@ -155,9 +155,11 @@ def _shared_changes(sent: dict[str, Any], view: dict[str, Any]) -> tuple[bytes, 
             previous_game: dict[str, Any] | None = sent.get("game")
             if previous_game is None:
                 game = current
-            else:
+            elif current is not previous_game:
+                # (consecutive public views share every value that did not change: engine.PublicJSON)
                 for key, item in current.items():
-                    if previous_game.get(key, _ABSENT) != item:
+                    before = previous_game.get(key, _ABSENT)
+                    if item is not before and before != item:
                         game[key] = item
         else:
             previous = sent.get(name, _ABSENT)

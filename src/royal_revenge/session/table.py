@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from ..bots.base import Agent
 from ..engine import (
@@ -40,9 +40,9 @@ from ..engine import (
     IllegalActionError,
     Move,
     Observation,
+    PublicJSON,
     RoyalRevengeError,
     Scoring,
-    observation_json,
     own_json,
 )
 from ..engine import events as ev
@@ -195,9 +195,11 @@ class Seat:
         return cls(**{**data, "kind": SeatKind(data["kind"])})
 
 
-@dataclass(frozen=True, slots=True)
-class LoggedMove:
-    """An accepted move as it is persisted: the move, who caused it, the client's id, when."""
+class LoggedMove(NamedTuple):
+    """An accepted move as it is persisted: the move, who caused it, the client's id, when.
+
+    (A named tuple: one is made with every move, and a frozen dataclass is several times slower to make.)
+    """
 
     move: str
     by: str
@@ -312,6 +314,8 @@ class Table:
         found held at this generation still holds it (the server checks seat tokens only when it changes)."""
         self._shared_json: tuple[tuple[int, int, int, TableSettings], dict[str, Any]] | None = None
         """The parts of a view every seat shares (:meth:`shared_view`), built once per version."""
+        self._public = PublicJSON()
+        """The game's public view, each made from the one before (what did not change is the same object)."""
 
     # ------------------------------------------------------------------ lobby
 
@@ -745,7 +749,7 @@ class Table:
             "game_no": self.game_no,
         }
         if self.game is not None:
-            data["game"] = observation_json(self.game.state, None, share=True)  # (fresh: nothing to copy)
+            data["game"] = self._public.of(self.game.state)
             data["legal"] = []
             data["decision_deadline"] = self.deadlines.decision
         self._shared_json = (key, data)

@@ -26,6 +26,7 @@ COMPILED = [
     "src/royal_revenge/narration.py",
     "src/royal_revenge/session/table.py",
     "src/royal_revenge/server/frames.py",
+    "src/royal_revenge/server/hub.py",
     "src/royal_revenge/rl/encoding.py",
     "src/royal_revenge/rl/core.py",
 ]

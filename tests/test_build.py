@@ -45,7 +45,7 @@ def test_the_compiled_list_names_the_hot_modules() -> None:
     assert compiled_modules() == [
         "royal_revenge.engine.state", "royal_revenge.engine.observation", "royal_revenge.engine.events",
         "royal_revenge.narration", "royal_revenge.session.table", "royal_revenge.server.frames",
-        "royal_revenge.rl.encoding", "royal_revenge.rl.core"]
+        "royal_revenge.server.hub", "royal_revenge.rl.encoding", "royal_revenge.rl.core"]
 
 
 def test_the_expected_build_is_the_one_loaded() -> None:

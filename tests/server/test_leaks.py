@@ -44,11 +44,8 @@ class Truth:
 def instrument(server: Server) -> dict[tuple[str, int], Truth]:
     """Record the true state of the table each time the hub makes a view for a connection."""
     truths: dict[tuple[str, int], Truth] = {}
-    hub = server.hub
-    original = hub._send_view
 
-    def send_view(live: Any, subscriber: Any, cache: Any = None) -> None:
-        table: Table = live.table
+    def record(table: Table, subscriber: Any) -> None:
         if table.game is not None and (table.code, table.version) not in truths:
             state = table.game.state
             truths[(table.code, table.version)] = Truth(
@@ -58,9 +55,8 @@ def instrument(server: Server) -> dict[tuple[str, int], Truth]:
                 state.decider,
                 tuple(seat.name for seat in table.seats),
             )
-        original(live, subscriber, cache)
 
-    hub._send_view = send_view  # type: ignore[method-assign]
+    server.hub.view_listeners.append(record)
     return truths
 
 

@@ -168,6 +168,9 @@ class Hub:
         self._wake = asyncio.Event()
         self._scheduler: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Future[None]] = set()
+        self.view_listeners: list[Callable[[Table, Subscriber], None]] = []
+        """Called with the table and the connection just before a state is made for it (diagnostics: the tests
+        check every frame against the table's true state at that moment)."""
 
     # ------------------------------------------------------------------ life cycle
 
@@ -462,6 +465,9 @@ class Hub:
             frames = Frames(table, self.clock.now())
         elif subscriber.last_version == table.version:
             return
+        if self.view_listeners:
+            for listener in self.view_listeners:
+                listener(table, subscriber)
         if (subscriber.seat is not None and subscriber.token is not None
                 and subscriber.seats_checked != table.seats_generation):
             if _holds(table, subscriber):

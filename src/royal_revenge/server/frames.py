@@ -41,10 +41,9 @@ class Frames:
         self.shared = table.shared_view()
         self.now = now
         self.version = table.version
-        log = table.log
-        self.log_after = log[-1][0] if log else 0
+        self.log_after = table.log_last
         """The newest log entry number: every connection holds the log up to it once its frame is sent."""
-        self._log_from = log[0][0] if log else 0
+        self._log_from = table.log_first
         self._head: bytes | None = None
         self._shared_parts: dict[int, tuple[bytes, bytes]] = {}
         self._logs: dict[tuple[int, int | None], bytes] = {}

@@ -381,9 +381,9 @@ class Hub:
         table = live.table
         if table.game_no != live.saved_game:
             live.saved_game, live.saved_moves = table.game_no, 0
-        moves = table.moves
-        count = len(moves)
-        new = [(table.game_no, seq, moves[seq]) for seq in range(live.saved_moves, count)]
+        game_no, first = table.game_no, live.saved_moves
+        new = [(game_no, seq, row) for seq, row in enumerate(table.moves.rows(first), first)]
+        count = first + len(new)
         key = table.row_key()
         version = table.version
         saved = live.saved_row

@@ -37,6 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from ..session import LoggedMove
+from ..session.table import MoveRow
 
 __all__ = ["SCHEMA_VERSION", "Store", "StoreError", "database_url", "default_database_path"]
 
@@ -114,7 +115,7 @@ Committed = Callable[["StoreError | None"], None]
 @dataclass(slots=True)
 class _Write:
     table: tuple[str, str, str, float] | None  # code, data, phase, at; None: only moves
-    moves: list[tuple[str, int, int, LoggedMove]]
+    moves: list[tuple[str, int, int, MoveRow]]
     reset_game: tuple[str, int] | None
     done: Committed
 
@@ -241,7 +242,7 @@ class Store:
             return False
 
     async def save(self, code: str, data: dict[str, Any] | None, phase: str, at: float,
-                   moves: Sequence[tuple[int, int, LoggedMove]] = (), reset_game: int | None = None) -> None:
+                   moves: Sequence[tuple[int, int, MoveRow]] = (), reset_game: int | None = None) -> None:
         """Write a table's row (unless ``data`` is ``None``: the row stays as it is) and its new moves
         ``(game_no, seq, move)`` in one commit; returns once durable."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -257,7 +258,7 @@ class Store:
         await done
 
     def save_then(self, code: str, data: dict[str, Any] | None, phase: str, at: float,
-                  moves: Sequence[tuple[int, int, LoggedMove]] = (), reset_game: int | None = None, *,
+                  moves: Sequence[tuple[int, int, MoveRow]] = (), reset_game: int | None = None, *,
                   done: Committed) -> None:
         """:meth:`save` without waiting: ``done(None)`` is called once the write is durable, ``done(error)`` if the
         database refused it (a :class:`StoreError`; nothing of it is kept). Call from the event loop."""
@@ -298,10 +299,9 @@ class Store:
                                 code, game_no = write.reset_game
                                 await session.execute(delete(_MoveRow).where(_MoveRow.code == code,
                                                                              _MoveRow.game_no == game_no))
-                            for code, game_no, seq, logged in write.moves:
-                                session.add(_MoveRow(code=code, game_no=game_no, seq=seq, move=logged.move,
-                                                     by=logged.by, client_id=logged.client_id, at=logged.at,
-                                                     version=logged.version))
+                            for code, game_no, seq, (move, by, client_id, at, version) in write.moves:
+                                session.add(_MoveRow(code=code, game_no=game_no, seq=seq, move=move, by=by,
+                                                     client_id=client_id, at=at, version=version))
             except Exception as error:  # every waiter must hear about a failed commit
                 _answer(batch, StoreError(f"the database refused a write: {str(error).splitlines()[0]}"))
             else:
@@ -320,9 +320,9 @@ class Store:
             if write.table is not None:
                 code, data, phase, at = write.table
                 tables[code] = {"code": code, "data": data, "phase": phase, "updated_at": at}  # the latest row wins
-            moves.extend({"code": code, "game_no": game_no, "seq": seq, "move": logged.move, "by": logged.by,
-                          "client_id": logged.client_id, "at": logged.at, "version": logged.version}
-                         for code, game_no, seq, logged in write.moves)
+            moves.extend({"code": code, "game_no": game_no, "seq": seq, "move": move, "by": by, "client_id": client_id,
+                          "at": at, "version": version}
+                         for code, game_no, seq, (move, by, client_id, at, version) in write.moves)
         async with self._engine.begin() as conn:
             if tables:
                 await conn.execute(self._upsert, list(tables.values()))
@@ -346,8 +346,7 @@ class Store:
                 tables[write.table[0]] = write.table  # the latest row of a table wins
             if write.reset_game is not None:
                 moves = [move for move in moves if move[:2] != write.reset_game]
-            moves.extend((code, game_no, seq, logged.move, logged.by, logged.client_id, logged.at, logged.version)
-                         for code, game_no, seq, logged in write.moves)
+            moves.extend((code, game_no, seq, *row) for code, game_no, seq, row in write.moves)
         resets = [write.reset_game for write in batch if write.reset_game is not None]
         try:
             connection.execute("BEGIN IMMEDIATE")

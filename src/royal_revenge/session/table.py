@@ -21,10 +21,10 @@ import random
 import secrets
 import unicodedata
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, TypeAlias, overload
 
 from ..bots.base import Agent
 from ..engine import (
@@ -210,6 +210,52 @@ class LoggedMove(NamedTuple):
     """The table's version right after the move (``None`` in records saved before it was kept)."""
 
 
+MoveRow: TypeAlias = tuple[str, str, str | None, float, int | None]
+"""A :class:`LoggedMove`'s fields as a plain tuple, as :class:`MoveLog` keeps them."""
+
+
+class MoveLog:
+    """The current game's moves as they are persisted: a sequence of :class:`LoggedMove`.
+
+    A game keeps every move until it ends, and a busy server makes thousands of moves a second:
+    each is kept as a plain tuple of strings and numbers, which the garbage collector stops
+    tracking at its first look (a named tuple it would scan again at every collection of its
+    generation). Reading one gives a :class:`LoggedMove`; :meth:`rows` gives the plain tuples.
+
+    >>> log = MoveLog()
+    >>> log.append("0:R7", "player", "a-1", 5.0, 3)
+    >>> len(log), log[-1].move, log[0] == LoggedMove("0:R7", "player", "a-1", 5.0, 3)
+    (1, '0:R7', True)
+    """
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, moves: Iterable[Sequence[Any]] = ()) -> None:
+        self._rows: list[MoveRow] = [(move[0], move[1], move[2], move[3], move[4]) for move in moves]
+
+    def append(self, move: str, by: str, client_id: str | None, at: float, version: int | None) -> None:
+        self._rows.append((move, by, client_id, at, version))
+
+    def rows(self, start: int = 0) -> list[MoveRow]:
+        """The moves from ``start`` on, as plain tuples (``LoggedMove``'s fields in its order)."""
+        return self._rows[start:]
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> LoggedMove: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[LoggedMove]: ...
+    def __getitem__(self, index: int | slice) -> LoggedMove | list[LoggedMove]:
+        if isinstance(index, slice):
+            return [LoggedMove(*row) for row in self._rows[index]]
+        return LoggedMove(*self._rows[index])
+
+    def __iter__(self) -> Iterator[LoggedMove]:
+        return (LoggedMove(*row) for row in self._rows)
+
+
 AgentFactory = Callable[[str, int], Agent]
 
 
@@ -285,13 +331,16 @@ class Table:
         self.seed = seed
         self.game_no = 0
         self.game: Game | None = None
-        self.moves: list[LoggedMove] = []
+        self.moves = MoveLog()
         self.origin: dict[str, Any] | None = None
         """How the current game was set up when it is a resumed record (its seed, ages and first King, which
         the table's own seed and seats do not give); ``None`` for a game the table dealt itself."""
         self.version = 0
         self.deadlines = _Deadlines()
-        self.log: deque[tuple[int, ev.Event]] = deque(maxlen=_LOG_SIZE)
+        self.log: deque[ev.Event] = deque(maxlen=_LOG_SIZE)
+        """The recent events, oldest first: numbered consecutively, the newest :attr:`log_last` (numbers, not pairs
+        of a number and an event: the log lives as long as the game, and every object in it is one more for the
+        garbage collector to scan)."""
         self._rng = _TableRng(seed)
         self._agent_factory = agent_factory or _default_agent_factory
         self._agents: dict[tuple[int, str], Agent] = {}
@@ -435,7 +484,7 @@ class Table:
         try:
             game = Game.new(record.options, record.seed, ages=record.ages, first_king=record.first_king,
                             events=setup)
-            happened = [game.apply(move.seat, move.action) for move in record.moves]
+            happened = [game.state.apply(move.seat, move.action) for move in record.moves]
         except RoyalRevengeError as error:
             raise TableError("bad_record", f"the saved game does not replay: {error}") from None
         if record.final_digest is not None and state_digest(game.state) != record.final_digest:
@@ -446,7 +495,7 @@ class Table:
         self._record_events(setup)
         for events in happened:
             self._record_events(events)
-        self.moves = [LoggedMove(str(move), "record", None, now, self.version + 1) for move in record.moves]
+        self.moves = MoveLog((str(move), "record", None, now, self.version + 1) for move in record.moves)
         self.origin = {"seed": record.seed, "ages": record.ages, "first_king": record.first_king}
         self.game = game
         state = game.state
@@ -459,7 +508,7 @@ class Table:
 
     def _new_game(self, now: float) -> None:
         self.game_no += 1
-        self.moves = []
+        self.moves = MoveLog()
         self.origin = None
         self._recent.clear()
         self.log.clear()
@@ -525,14 +574,17 @@ class Table:
     def _apply(self, seat: int | None, action: AnyAction, by: str, client_id: str | None, now: float) -> None:
         assert self.game is not None
         try:
-            happened = self.game.apply(seat, action)
+            # (the game's record is made from the table's moves when asked for: see record)
+            happened = self.game.state.apply(seat, action)
         except IllegalActionError as error:
             raise TableError("illegal", str(error)) from None
         self._changed()
-        logged = LoggedMove(str(Move(seat, action)), by, client_id, now, self.version)
-        self.moves.append(logged)
-        for listener in self._on_move:
-            listener(logged)
+        notation = str(action) if seat is None else f"{seat}:{action}"  # (str(Move(seat, action)))
+        self.moves.append(notation, by, client_id, now, self.version)
+        if self._on_move:
+            logged = LoggedMove(notation, by, client_id, now, self.version)
+            for listener in self._on_move:
+                listener(logged)
         self._record_events(happened)
         for event in happened:
             if isinstance(event, ev.JesterChosen):
@@ -546,7 +598,7 @@ class Table:
     def _record_events(self, happened: list[ev.Event]) -> None:
         for event in happened:
             self._event_no += 1
-            self.log.append((self._event_no, event))
+            self.log.append(event)
 
     def _changed(self) -> None:
         self.version += 1
@@ -783,7 +835,12 @@ class Table:
         plain, redacted = self._narrated
         hides = ev.hides
         entries = []
-        for number, event in itertools.islice(self.log, self._log_skip(log_after), None):
+        log = self.log
+        start = self._log_skip(log_after)
+        number = self._event_no - len(log) + start
+        for index in range(start, len(log)):
+            event = log[index]
+            number += 1
             hidden = hides(event, seat)
             entry = (redacted if hidden else plain).get(number, _UNSEEN)  # (a miss is common: no exceptions)
             if entry is _UNSEEN:
@@ -797,17 +854,28 @@ class Table:
         own draw, with its cards): every other seat's :meth:`log_view` is the spectator's, entry for entry."""
         private_to = ev.private_to
         seats = set()
-        for _, event in itertools.islice(self.log, self._log_skip(log_after), None):
-            seat = private_to(event)
+        log = self.log
+        for index in range(self._log_skip(log_after), len(log)):
+            seat = private_to(log[index])
             if seat is not None:
                 seats.add(seat)
         return seats
+
+    @property
+    def log_first(self) -> int:
+        """The number of the oldest entry in the log window (0 when it is empty)."""
+        return self._event_no - len(self.log) + 1 if self.log else 0
+
+    @property
+    def log_last(self) -> int:
+        """The number of the newest entry in the log window (0 when it is empty)."""
+        return self._event_no if self.log else 0
 
     def _log_skip(self, log_after: int) -> int:
         """How many entries of the log window are numbered ``log_after`` or below."""
         log = self.log
         # Entries are numbered consecutively: skip the ones already sent without looking at them.
-        return min(len(log), max(0, log_after - log[0][0] + 1)) if log else 0
+        return min(len(log), max(0, log_after - (self._event_no - len(log)))) if log else 0
 
     def _seats_changed(self) -> None:
         """Every change to a seat calls this: the seats' JSON is built again only after one (not after every move)."""
@@ -859,7 +927,7 @@ class Table:
         """A finished game, move by move, with every hand open: for the replay view."""
         if self.game is None or self.phase is not Phase.FINISHED:
             raise TableError("wrong_phase", "a game can be replayed once it is over")
-        record = self.game.record()
+        record = self.record()
         frames: list[dict[str, Any]] = []
 
         def frame(move: str | None, happened: list[ev.Event]) -> None:
@@ -886,9 +954,12 @@ class Table:
         return frames
 
     def record(self) -> GameRecord:
+        """The current game's record: its deal, every move so far, and the digest of the state they reach."""
         if self.game is None:
             raise TableError("wrong_phase", "no game has been played at this table")
-        return self.game.record()
+        dealt = self.game.record()  # (the deal and the digest: the moves are the table's, see _apply)
+        return GameRecord(dealt.options, dealt.seed, dealt.ages, dealt.first_king,
+                          [Move.parse(row[0]) for row in self.moves.rows()], dealt.final_digest)
 
     # ------------------------------------------------------------------ persistence
 
@@ -917,7 +988,7 @@ class Table:
                 self.settings, self.origin is not None)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], moves: list[LoggedMove], now: float,
+    def from_json(cls, data: dict[str, Any], moves: Sequence[LoggedMove], now: float,
                   agent_factory: AgentFactory | None = None) -> Table:
         """Restore a table: replay its game's moves and re-arm its clocks from ``now``."""
         table = cls(data["code"], TableSettings.from_json(data["settings"]), seed=data["seed"],
@@ -943,7 +1014,7 @@ class Table:
             table._record_events(setup)
             for logged in moves:
                 move = Move.parse(logged.move)
-                table._record_events(table.game.apply(move.seat, move.action))
+                table._record_events(table.game.state.apply(move.seat, move.action))
                 if logged.version is not None:
                     # The row is not rewritten for a move that changes nothing else (see row_key): the moves
                     # carry the versions since.
@@ -951,7 +1022,7 @@ class Table:
                 if logged.client_id is not None and move.seat is not None:
                     table._recent.setdefault(move.seat, deque(maxlen=_RECENT_IDS)).append(
                         (logged.client_id, logged.version if logged.version is not None else data["version"]))
-            table.moves = list(moves)
+            table.moves = MoveLog(moves)
         table._seats_changed()
         for seat in table.seats:
             seat.connected = False  # connections do not survive a restart; players reconnect

@@ -17,7 +17,7 @@ import msgspec
 from ..engine import AnyAction
 from ..session import Table
 
-__all__ = ["Frames"]
+__all__ = ["Frames", "Sent"]
 
 _ABSENT: Any = object()
 _encode_json = msgspec.json.Encoder().encode
@@ -51,14 +51,17 @@ class Frames:
         self._plain: dict[tuple[int, int, int | None], str] = {}
 
     def full(self, seat: int | None, own_game: dict[str, Any] | None, legal: list[AnyAction] | None,
-             ack: str | None) -> str:
-        """The whole view for ``seat``."""
+             ack: str | None, sent: Sent) -> str:
+        """The whole view for ``seat``; ``sent`` is set to this connection's own parts in it."""
         shared = self.shared
         view = shared.copy()
         view["you"] = seat
         if own_game is not None:
             view["game"] = {**shared["game"], **own_game}
             view["legal"] = [action.to_json() for action in legal or ()]
+            sent.remember(own_game, _legal_json(legal or ()))
+        else:
+            sent.forget()
         view["log"] = self.table.log_view(seat, 0)
         message: dict[str, Any] = {"type": "state", "version": self.version, "server_time": self.now,
                                    "full": True, "view": view}
@@ -66,18 +69,30 @@ class Frames:
             message["ack"] = ack
         return _encode_json(message).decode()
 
-    def partial(self, seat: int | None, before: dict[str, Any], sent_own: dict[str, Any] | None,
-                sent_legal: list[AnyAction] | None, log_after: int, own_game: dict[str, Any] | None,
-                legal: list[AnyAction] | None, ack: str | None) -> str:
-        """What changed for a connection of ``seat`` since its last state: its shared view was ``before``, its own
-        game keys ``sent_own``, its legal actions ``sent_legal``, and it holds the log up to ``log_after``."""
-        mine: dict[str, Any] | None = None
+    def partial(self, seat: int | None, before: dict[str, Any], log_after: int, own_game: dict[str, Any] | None,
+                legal: list[AnyAction] | None, ack: str | None, sent: Sent) -> str:
+        """What changed for a connection of ``seat`` since its last state: its shared view was ``before``, it holds
+        the log up to ``log_after``, and ``sent`` holds its own parts as last sent (set to the new ones here)."""
+        mine: list[bytes] | None = None
+        legal_json = b""
         new_legal = False
         if own_game is not None:
-            if own_game != sent_own:
-                sent = sent_own or {}
-                mine = {name: value for name, value in own_game.items() if sent.get(name, _ABSENT) != value}
-            new_legal = legal != sent_legal
+            own_seat: int | None = own_game["seat"]
+            hand = _encode_json(own_game["hand"])
+            drawn: str | None = own_game["drawn"]
+            if not sent.in_game or own_seat != sent.seat or hand != sent.hand or drawn != sent.drawn:
+                mine = []
+                if not sent.in_game or own_seat != sent.seat:
+                    mine.append(b'"seat":' + _encode_json(own_seat))
+                if not sent.in_game or hand != sent.hand:
+                    mine.append(b'"hand":' + hand)
+                if not sent.in_game or drawn != sent.drawn:
+                    mine.append(b'"drawn":' + _encode_json(drawn))
+            legal_json = _legal_json(legal or ())
+            new_legal = legal_json != sent.legal
+            sent.in_game, sent.seat, sent.hand, sent.drawn, sent.legal = True, own_seat, hand, drawn, legal_json
+        else:
+            sent.forget()
         private = self._private.get(log_after)
         if private is None:
             private = self._private[log_after] = self.table.log_private_seats(log_after)
@@ -95,10 +110,10 @@ class Frames:
         top, game = parts
         members = [top] if top else []
         if mine:
-            own = _encode_json(mine)[1:-1]
+            own = b",".join(mine)
             game = game + b"," + own if game else own
         if new_legal:
-            members.append(_legal_json(legal or ()))
+            members.append(legal_json)
         if game:
             members.append(b'"game":{' + game + b"}")
         members.append(b'"log":' + self._log(variant, log_after))
@@ -123,6 +138,28 @@ class Frames:
         if text is None:
             text = self._logs[key] = _encode_json(self.table.log_view(variant, log_after))
         return text
+
+
+class Sent:
+    """What one connection was last sent of the parts of its view that are its own: its seat, hand, drawn card and
+    legal actions, encoded (strings and bytes, which the garbage collector does not track: a connection keeps
+    them from one move to the next, and a busy server has thousands of connections)."""
+
+    __slots__ = ("drawn", "hand", "in_game", "legal", "seat")
+
+    def __init__(self) -> None:
+        self.in_game = False
+        self.seat: int | None = None
+        self.hand = b""
+        self.drawn: str | None = None
+        self.legal = b""
+
+    def remember(self, own_game: dict[str, Any], legal_json: bytes) -> None:
+        self.in_game, self.seat, self.drawn = True, own_game["seat"], own_game["drawn"]
+        self.hand, self.legal = _encode_json(own_game["hand"]), legal_json
+
+    def forget(self) -> None:
+        self.in_game, self.seat, self.hand, self.drawn, self.legal = False, None, b"", None, b""
 
 
 def _legal_json(actions: Iterable[AnyAction]) -> bytes:

@@ -31,7 +31,7 @@ from ..clock import Clock, FakeClock, SystemClock, sleep_or_wake
 from ..engine import AnyAction
 from ..session import BotTurn, Phase, Table, TableError, TableSettings
 from ..session.table import AgentFactory
-from .frames import Frames
+from .frames import Frames, Sent
 from .protocol import error_message
 from .store import Store, StoreError
 
@@ -51,16 +51,17 @@ class Subscriber:
     token: str | None = None
     """The token the seat was claimed with: a connection whose token no longer holds its seat (the player
     was kicked) is turned into a spectator, so that it never sees the next occupant's cards."""
-    basis: tuple[Any, ...] | None = None
-    """(seat, phase, game number) of the last state sent; a different basis gets a full view (docs/protocol.md)."""
+    basis_seat: int | None = None
+    basis_phase: Phase | None = None
+    basis_game: int = -1
+    """The seat, phase and game number of the last state sent; a different basis gets a full view
+    (docs/protocol.md). (Three fields rather than a tuple made with every state: see ``Sent``.)"""
     log_after: int = 0
     """The newest log entry number this connection has been sent."""
     shared: dict[str, Any] | None = None
     """The shared view (``Table.shared_view``) as of the last state sent: what the next partial one leaves out."""
-    own_game: dict[str, Any] | None = None
-    """This seat's own game keys as last sent (``Table.own_game_view``)."""
-    legal: list[AnyAction] | None = None
-    """This seat's legal actions as last sent."""
+    sent: Sent = field(default_factory=Sent)
+    """This seat's own parts (hand, drawn card, legal actions) as last sent."""
     seats_checked: int = -1
     """The table's ``seats_generation`` at which this connection's token was last found to hold its seat."""
     ack: str | None = None
@@ -68,7 +69,7 @@ class Subscriber:
 
     def resync(self) -> None:
         """Send the next view whole (a ``sync`` request)."""
-        self.last_version, self.basis = -1, None
+        self.last_version, self.basis_phase = -1, None
 
 
 Reply = Callable[[Any, bool, "TableError | None"], None]
@@ -147,8 +148,10 @@ class _Live:
     subscribers: list[Subscriber] = field(default_factory=list)
     saved_moves: int = 0
     saved_game: int = 0
-    saved_row: tuple[tuple[Any, ...], int] | None = None
-    """``Table.row_key`` and the version when the table's row was last written (None: write it next time)."""
+    saved_key: tuple[Any, ...] | None = None
+    """``Table.row_key`` when the table's row was last written (None: write it next time)..."""
+    saved_version: int = -1
+    """... and the table's version when its moves were last written."""
     thinking: asyncio.Task[None] | None = None
     """A searching bot's move being worked out in a worker thread: the table's clocks wait for it."""
 
@@ -360,7 +363,7 @@ class Hub:
         found = await self.store.load_table(live.table.code)
         if found is not None:
             live.table = Table.from_json(found[0], found[1], self.clock.now(), agent_factory=self.agent_factory)
-            live.saved_moves, live.saved_game, live.saved_row = len(live.table.moves), live.table.game_no, None
+            live.saved_moves, live.saved_game, live.saved_key = len(live.table.moves), live.table.game_no, None
         raise TableError("storage", "the move could not be saved; please try again") from None
 
     async def _persist(self, live: _Live) -> None:
@@ -386,15 +389,16 @@ class Hub:
         count = first + len(new)
         key = table.row_key()
         version = table.version
-        saved = live.saved_row
         # A move that changes nothing but the game needs only its own row: the moves bring the game and the version
         # back (Table.row_key); the table's row is written when anything else changed.
-        rewrite = saved is None or saved[0] != key or version - saved[1] != len(new)
+        rewrite = live.saved_key is None or live.saved_key != key or version - live.saved_version != len(new)
 
         def stored(error: StoreError | None) -> None:
             if error is None:
                 live.saved_moves = count
-                live.saved_row = (key, version)
+                live.saved_version = version
+                if rewrite:
+                    live.saved_key = key  # (else the key kept is equal: no new object kept per move)
             done(error)
 
         self.store.save_then(table.code, table.to_json() if rewrite else None, table.phase.value, self.clock.now(),
@@ -476,21 +480,20 @@ class Hub:
                 subscriber.seat = None
                 subscriber.send(error_message("kicked", "you no longer hold a seat at this table; you are watching"))
         seat = subscriber.seat
-        basis = (seat, table.phase, table.game_no)
         shared = frames.shared
         ack, subscriber.ack = subscriber.ack, None
         in_game = "game" in shared
         own_game = table.own_game_view(seat) if in_game else None
         legal = table.legal_actions(seat) if in_game else None
-        if subscriber.basis != basis or subscriber.shared is None:
-            text = frames.full(seat, own_game, legal, ack)
+        before = subscriber.shared
+        if (before is None or subscriber.basis_phase is not table.phase or subscriber.basis_game != table.game_no
+                or subscriber.basis_seat != seat):
+            text = frames.full(seat, own_game, legal, ack, subscriber.sent)
+            subscriber.basis_seat, subscriber.basis_phase, subscriber.basis_game = seat, table.phase, table.game_no
         else:
-            text = frames.partial(seat, subscriber.shared, subscriber.own_game, subscriber.legal, subscriber.log_after,
-                                  own_game, legal, ack)
+            text = frames.partial(seat, before, subscriber.log_after, own_game, legal, ack, subscriber.sent)
         subscriber.last_version = table.version
-        subscriber.basis = basis
         subscriber.shared = shared
-        subscriber.own_game, subscriber.legal = own_game, legal
         subscriber.log_after = frames.log_after
         subscriber.send(text)
 

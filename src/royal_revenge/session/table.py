@@ -361,8 +361,11 @@ class Table:
         self.seats_generation = next(_SEATS_GENERATIONS)
         """Changes with every change to a seat, and is never the same at two tables: a connection whose seat was
         found held at this generation still holds it (the server checks seat tokens only when it changes)."""
-        self._shared_json: tuple[tuple[int, int, int, TableSettings], dict[str, Any]] | None = None
-        """The parts of a view every seat shares (:meth:`shared_view`), built once per version."""
+        self._shared_json: dict[str, Any] | None = None
+        """The parts of a view every seat shares (:meth:`shared_view`), built once per version..."""
+        self._shared_version = self._shared_game_no = self._shared_moves = -1
+        self._shared_settings: TableSettings | None = None
+        """... and the version, game number, move count and settings it was built for."""
         self._public = PublicJSON()
         """The game's public view, each made from the one before (what did not change is the same object)."""
 
@@ -786,10 +789,10 @@ class Table:
         Built once per change and cached: read it, never change it (the caller's copy of it is
         :meth:`view`).
         """
-        key = (self.version, self.game_no, len(self.moves), self.settings)
         cached = self._shared_json
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        if (cached is not None and self._shared_version == self.version and self._shared_game_no == self.game_no
+                and self._shared_moves == len(self.moves) and self._shared_settings is self.settings):
+            return cached
         data: dict[str, Any] = {
             "code": self.code,
             "version": self.version,
@@ -804,7 +807,9 @@ class Table:
             data["game"] = self._public.of(self.game.state)
             data["legal"] = []
             data["decision_deadline"] = self.deadlines.decision
-        self._shared_json = (key, data)
+        self._shared_json = data
+        self._shared_version, self._shared_game_no, self._shared_moves = self.version, self.game_no, len(self.moves)
+        self._shared_settings = self.settings
         return data
 
     def own_game_view(self, seat: int | None) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from .engine.cards import ALL_CARDS
 
 __all__ = ["card_words", "describe_event"]
 
-_KIND_WORDS = {
+_KIND_WORDS: Final = {
     Kind.REVERSE: "Reverse",
     Kind.SKIP: "Skip",
     Kind.KINGS_CHOICE: "King's Choice",

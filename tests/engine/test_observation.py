@@ -250,6 +250,9 @@ def test_the_public_view_made_from_the_one_before_is_the_public_view(spec: GameS
     for _ in drive(state, random.Random(spec.seed), spec):
         view = views.of(state)
         assert view == observation_json(state, None)
+        differ = sorted(key for key, value in view.items() if value != previous[key])
+        assert sorted(views.changes(previous) or ()) == differ  # (the keys that changed, as the view knows them)
+        assert views.changes(view) == []
         if view is not previous:
             for key, value in view.items():  # what did not change is the very same object
                 if value == previous[key] and isinstance(value, (list, dict)):

@@ -324,10 +324,13 @@ class PublicJSON:
     (True, True)
     """
 
-    __slots__ = ("_data", "_discard", "_discard_length", "_last_round", "_result", "_state")
+    __slots__ = ("_before", "_changed", "_data", "_discard", "_discard_length", "_last_round", "_result", "_state")
 
     def __init__(self) -> None:
         self._data: dict[str, Any] | None = None
+        self._before: dict[str, Any] | None = None
+        self._changed: list[str] = []
+        """The view made before the latest one, and the keys whose values differ between them."""
         self._state: GameState | None = None
         self._discard: list[Card] | None = None
         self._discard_length = -1
@@ -342,90 +345,107 @@ class PublicJSON:
             self._remember(state, data)
             return data
         data = previous.copy()
-        changed = False
+        changed: list[str] = []
         # (The discard pile only grows in place, or is replaced by a new list: its identity and length say it all.)
         discard = state.discard
         if discard is not self._discard or len(discard) != self._discard_length:
-            data["discard_pile"] = [CARD_TEXT[card] for card in discard]
-            data["top"] = CARD_TEXT[discard[-1]]
+            pile = [CARD_TEXT[card] for card in discard]
+            if pile != previous["discard_pile"]:  # (a new round may start with an equal pile)
+                data["discard_pile"] = pile
+                changed.append("discard_pile")
+            top = CARD_TEXT[discard[-1]]
+            if top != previous["top"]:  # (a reshuffle keeps the top card)
+                data["top"] = top
+                changed.append("top")
             self._discard, self._discard_length = discard, len(discard)
-            changed = True
         colour = state.active_colour
         letter = colour.letter if colour is not None else None
         if letter != previous["active_colour"]:
             data["active_colour"] = letter
-            changed = True
+            changed.append("active_colour")
         sizes: list[int] = previous["hand_sizes"]
         hands = state.hands
         for seat in range(len(hands)):
             if len(hands[seat]) != sizes[seat]:
                 data["hand_sizes"] = [len(hand) for hand in hands]
-                changed = True
+                changed.append("hand_sizes")
                 break
         if state.scores != previous["scores"]:
             data["scores"] = list(state.scores)
-            changed = True
+            changed.append("scores")
         pending: dict[str, Any] = previous["pending"]
         kind = _DECISION_NAMES[state.decision]
         if kind != pending["kind"] or state.decider != pending["seat"]:
             data["pending"] = {"kind": kind, "seat": state.decider}
-            changed = True
+            changed.append("pending")
         if state.last_round is not self._last_round:
             self._last_round = state.last_round
-            data["last_round"] = state.last_round.to_json() if state.last_round else None
-            changed = True
+            last_round = state.last_round.to_json() if state.last_round else None
+            if last_round != previous["last_round"]:
+                data["last_round"] = last_round
+                changed.append("last_round")
         if state.result is not self._result:
             self._result = state.result
-            data["outcome"] = state.result.to_json() if state.result else None
-            changed = True
+            outcome = state.result.to_json() if state.result else None
+            if outcome != previous["outcome"]:
+                data["outcome"] = outcome
+                changed.append("outcome")
         draw_pile_size = len(state.draw_pile)
         if draw_pile_size != previous["draw_pile_size"]:
             data["draw_pile_size"] = draw_pile_size
-            changed = True
+            changed.append("draw_pile_size")
         # The plain numbers and flags: a changed one replaces the old value (written out for the compiled build).
         if state.round_no != previous["round_no"]:
             data["round_no"] = state.round_no
-            changed = True
+            changed.append("round_no")
         if state.dealer != previous["dealer"]:
             data["dealer"] = state.dealer
-            changed = True
+            changed.append("dealer")
         if state.king != previous["king"]:
             data["king"] = state.king
-            changed = True
+            changed.append("king")
         if state.jester != previous["jester"]:
             data["jester"] = state.jester
-            changed = True
+            changed.append("jester")
         if state.direction != previous["direction"]:
             data["direction"] = state.direction
-            changed = True
+            changed.append("direction")
         if state.current != previous["current"]:
             data["current"] = state.current
-            changed = True
+            changed.append("current")
         if state.resolving != previous["resolving"]:
             data["resolving"] = state.resolving
-            changed = True
+            changed.append("resolving")
         if state.uno_seat != previous["uno_seat"]:
             data["uno_seat"] = state.uno_seat
-            changed = True
+            changed.append("uno_seat")
         if state.fanfare_queued != previous["fanfare_queued"]:
             data["fanfare_queued"] = state.fanfare_queued
-            changed = True
+            changed.append("fanfare_queued")
         if state.scepter_running != previous["scepter_running"]:
             data["scepter_running"] = state.scepter_running
-            changed = True
+            changed.append("scepter_running")
         if state.turns_since_scepter != previous["turns_since_scepter"]:
             data["turns_since_scepter"] = state.turns_since_scepter
-            changed = True
+            changed.append("turns_since_scepter")
         if state.passes != previous["passes"]:
             data["passes"] = state.passes
-            changed = True
+            changed.append("passes")
         if not changed:
             return previous
-        self._data = data
+        self._before, self._data, self._changed = previous, data, changed
         return data
 
+    def changes(self, before: dict[str, Any]) -> list[str] | None:
+        """The keys whose values differ between ``before`` and the latest view, if ``before`` is the view made
+        just before it (or the latest itself: then none); ``None`` otherwise (compare them key by key)."""
+        if before is self._data:
+            return []
+        return self._changed if before is self._before else None
+
+
     def _remember(self, state: GameState, data: dict[str, Any]) -> None:
-        self._data, self._state = data, state
+        self._data, self._state, self._before, self._changed = data, state, None, []
         self._discard, self._discard_length = state.discard, len(state.discard)
         self._last_round, self._result = state.last_round, state.result
 
@@ -440,5 +460,5 @@ def _options_json(options: GameOptions) -> dict[str, Any]:
     return cached[1]
 
 
-_OPTIONS_JSON: dict[int, tuple[GameOptions, dict[str, Any]]] = {}
+_OPTIONS_JSON: Final[dict[int, tuple[GameOptions, dict[str, Any]]]] = {}
 """Options' JSON by ``id``, each with its options object (kept alive, so an id is never reused meanwhile)."""

@@ -10,7 +10,7 @@ spliced together from encoded parts.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -19,8 +19,8 @@ from ..session import Table
 
 __all__ = ["Frames", "Sent"]
 
-_ABSENT: Any = object()
-_encode_json = msgspec.json.Encoder().encode
+_ABSENT: Final[Any] = object()
+_encode_json: Final = msgspec.json.Encoder().encode
 """Compact JSON, as ``json.dumps(..., separators=(",", ":"))`` but about ten times faster (frames are the hot path)."""
 
 
@@ -106,7 +106,7 @@ class Frames:
                 return text
         parts = self._shared_parts.get(id(before))
         if parts is None:
-            parts = self._shared_parts[id(before)] = _shared_changes(before, self.shared)
+            parts = self._shared_parts[id(before)] = _shared_changes(before, self.shared, self.table)
         top, game = parts
         members = [top] if top else []
         if mine:
@@ -175,11 +175,11 @@ def _legal_json(actions: Iterable[AnyAction]) -> bytes:
     return b'"legal":[' + b",".join(pieces) + b"]"
 
 
-_ACTION_JSON: dict[int, tuple[AnyAction, bytes]] = {}
+_ACTION_JSON: Final[dict[int, tuple[AnyAction, bytes]]] = {}
 """Encoded actions by ``id``, each with its action (kept alive, so an id is never reused for another one)."""
 
 
-def _shared_changes(sent: dict[str, Any], view: dict[str, Any]) -> tuple[bytes, bytes]:
+def _shared_changes(sent: dict[str, Any], view: dict[str, Any], table: Table) -> tuple[bytes, bytes]:
     """The keys of ``view`` whose values differ from ``sent``'s, encoded as the inside of a JSON object: the
     top-level ones but ``game``, and ``game``'s own changed keys (one level deep)."""
     top: dict[str, Any] = {}
@@ -192,11 +192,16 @@ def _shared_changes(sent: dict[str, Any], view: dict[str, Any]) -> tuple[bytes, 
             if previous_game is None:
                 game = current
             elif current is not previous_game:
-                # (consecutive public views share every value that did not change: engine.PublicJSON)
-                for key, item in current.items():
-                    before = previous_game.get(key, _ABSENT)
-                    if item is not before and before != item:
-                        game[key] = item
+                known = table.game_changes(previous_game)
+                if known is not None:  # (the usual case: the game's view knows what changed since the one before)
+                    for key in known:
+                        game[key] = current[key]
+                else:
+                    # (consecutive public views share every value that did not change: engine.PublicJSON)
+                    for key, item in current.items():
+                        before = previous_game.get(key, _ABSENT)
+                        if item is not before and before != item:
+                            game[key] = item
         else:
             previous = sent.get(name, _ABSENT)
             if value is not previous and previous != value:  # (the cached parts are often the very same objects)

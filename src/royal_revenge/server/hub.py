@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 from ..clock import Clock, FakeClock, SystemClock, sleep_or_wake
 from ..engine import AnyAction
@@ -38,7 +38,7 @@ from .store import Store, StoreError
 __all__ = ["Clock", "FakeClock", "Hub", "Reply", "Subscriber", "SystemClock", "TableLock"]
 
 
-log = logging.getLogger("royal_revenge.server")
+log: Final = logging.getLogger("royal_revenge.server")
 
 @dataclass(eq=False)
 class Subscriber:

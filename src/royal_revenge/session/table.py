@@ -812,6 +812,11 @@ class Table:
         self._shared_settings = self.settings
         return data
 
+    def game_changes(self, before: dict[str, Any]) -> list[str] | None:
+        """The keys of the shared view's ``game`` that changed since ``before`` (an earlier one of this table's), if
+        that is known at no cost (``before`` is the one made just before the latest); ``None`` otherwise."""
+        return self._public.changes(before)
+
     def own_game_view(self, seat: int | None) -> dict[str, Any]:
         """The game's keys that differ from seat to seat: ``seat``, ``hand`` and ``drawn`` (a fresh dict)."""
         if self.game is None:

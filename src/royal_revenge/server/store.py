@@ -428,9 +428,13 @@ _CHECKPOINT_EVERY = 2_000
 
 def _sqlite_connect(path: str, *, autocheckpoint: bool) -> sqlite3.Connection:
     connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=5)
-    pragmas = ["journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON"]
+    pragmas = ["journal_mode=WAL", "synchronous=NORMAL"]
     if not autocheckpoint:
         pragmas.append("wal_autocheckpoint=0")  # the checkpoint thread does it, off the event loop
+    # The connection that commits the moves leaves foreign keys unchecked: checking that a move's table exists
+    # took about half of the time of writing the move (17.5 against 9.3 µs a row, measured with 250 tables),
+    # and the hub writes a table's row when the table is opened, before any of its moves, and deletes no
+    # table. (The SQLAlchemy connections, which load and may delete, keep the checks and the cascade.)
     for pragma in pragmas:
         connection.execute(f"PRAGMA {pragma}")
     return connection

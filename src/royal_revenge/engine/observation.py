@@ -349,8 +349,12 @@ class PublicJSON:
         # (The discard pile only grows in place, or is replaced by a new list: its identity and length say it all.)
         discard = state.discard
         if discard is not self._discard or len(discard) != self._discard_length:
-            pile = [CARD_TEXT[card] for card in discard]
-            if pile != previous["discard_pile"]:  # (a new round may start with an equal pile)
+            before: list[str] = previous["discard_pile"]
+            if discard is self._discard and len(discard) > self._discard_length:  # cards played on it
+                pile = before + [CARD_TEXT[card] for card in discard[self._discard_length:]]
+            else:
+                pile = [CARD_TEXT[card] for card in discard]
+            if pile != before:  # (a new round may start with an equal pile)
                 data["discard_pile"] = pile
                 changed.append("discard_pile")
             top = CARD_TEXT[discard[-1]]

@@ -9,7 +9,7 @@ spliced together from encoded parts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any, Final
 
 import msgspec
@@ -162,8 +162,13 @@ class Sent:
         self.in_game, self.seat, self.hand, self.drawn, self.legal = False, None, b"", None, b""
 
 
-def _legal_json(actions: Iterable[AnyAction]) -> bytes:
+_NO_LEGAL: Final = b'"legal":[]'
+
+
+def _legal_json(actions: Sequence[AnyAction]) -> bytes:
     """``"legal":[...]``, the actions' JSON forms (each encoded once: the engine's actions are shared instances)."""
+    if not actions:
+        return _NO_LEGAL  # (every seat but the one deciding, most of the time)
     pieces = []
     for action in actions:
         cached = _ACTION_JSON.get(id(action))

@@ -101,6 +101,13 @@ class TableLock:
     def locked(self) -> bool:
         return self._held
 
+    def try_take(self) -> bool:
+        """Take the turn if the table is free and nobody waits (then :meth:`release` it); ``False`` otherwise."""
+        if self._held:
+            return False
+        self._held = True
+        return True
+
     def run(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` holding the turn: now if the table is free, else when its turn comes."""
         if self._held:
@@ -277,7 +284,11 @@ class Hub:
         if live is None:  # (a table this process has not loaded: the long way)
             self._spawn(self._submit_loading(code, operation, by, message_id, reply), f"submit-{code}")
             return
-        live.lock.run(partial(self._change_now, live, operation, by, message_id, reply))
+        lock = live.lock
+        if lock.try_take():
+            self._change_now(live, operation, by, message_id, reply)
+        else:
+            lock.run(partial(self._change_now, live, operation, by, message_id, reply))
 
     async def _submit_loading(self, code: str, operation: Callable[[Table, float], Any], by: Subscriber | None,
                               message_id: str | None, reply: Reply) -> None:

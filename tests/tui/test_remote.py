@@ -97,8 +97,18 @@ async def test_terminal_and_browser_protocol_clients_play_one_game(tmp_path: Pat
             assert screen.view["game"]["top"] == host.view["game"]["top"]
             terminal_moves = [move for move in table.moves if move.move.startswith("2:") and move.by == "player"]
             assert len(terminal_moves) >= 2 and pressed
+            # A later frame of the finished game (the host leaves) keeps the results open ...
+            shown_version = remote.version
+            await host.close()
+            await caught_up(pilot, app, remote, server, code, host)
+            assert remote.version > shown_version and remote.view is not None
+            assert remote.view["seats"][0]["connected"] is False
+            assert isinstance(app.screen, ResultsDialog) and app.screen.finished
+            # ... until the person closes them; they do not come back.
+            await pilot.press("enter")
+            await caught_up(pilot, app, remote, server, code, host)
+            assert app.screen is app.table_screen
             await pilot.press("q")
-        await host.close()
 
 
 async def test_joining_a_missing_table_fails_with_a_reason(tmp_path: Path) -> None:

@@ -284,7 +284,10 @@ class TableScreen(Screen[None]):
             return None
         key = result_key(view)
         if key is not None:
-            return None if key == self.shown_result else f"results:{key}"
+            wanted = f"results:{key}"
+            # Results already shown stay open (a later frame of the same round must not close them)
+            # until the person closes them; once closed, they do not come back.
+            return wanted if key != self.shown_result or self.overlay_key == wanted else None
         pending = game["pending"]
         if (pending.get("seat") == view.get("you") and pending.get("kind") in ("colour", "victim", "jester")
                 and self.answered != view.get("version")):

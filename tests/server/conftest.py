@@ -13,7 +13,7 @@ import contextlib
 import json
 import random
 import re
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,8 @@ from royal_revenge.server.app import create_app
 from royal_revenge.server.hub import FakeClock, Hub
 from royal_revenge.server.websocket import SERVER_OPTIONS
 from royal_revenge.session import Phase, Table
+
+from .postgres import PostgresCluster, temporary_cluster
 
 SAFETY = 20.0
 """Seconds of real time after which a wait is a failure (never reached when things work)."""
@@ -94,7 +96,7 @@ class Server:
     app: Any
     clock: FakeClock
     port: int
-    db: Path
+    db: Path | str
 
     @property
     def hub(self) -> Hub:
@@ -154,11 +156,15 @@ def server_state(server: Server) -> dict[str, Any]:
 
 
 @contextlib.asynccontextmanager
-async def running_server(db: Path, *, clock: FakeClock | None = None,
+async def running_server(db: Path | str, *, clock: FakeClock | None = None,
                          agent_factory: Callable[[str, int], Any] | None = eager_agents) -> AsyncIterator[Server]:
-    """A uvicorn server in this event loop on a free port of 127.0.0.1, with a fake clock."""
+    """A uvicorn server in this event loop on a free port of 127.0.0.1, with a fake clock.
+
+    ``db`` is an SQLite file, or a database URL (PostgreSQL: :func:`postgres_cluster`).
+    """
     clock = clock or FakeClock()
-    app = create_app(f"sqlite+aiosqlite:///{db}", clock=clock, agent_factory=agent_factory)
+    app = create_app(db if isinstance(db, str) else f"sqlite+aiosqlite:///{db}", clock=clock,
+                     agent_factory=agent_factory)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **SERVER_OPTIONS)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
@@ -181,6 +187,13 @@ async def running_server(db: Path, *, clock: FakeClock | None = None,
         with contextlib.suppress(Exception):
             async with asyncio.timeout(SAFETY):
                 await task
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[PostgresCluster]:
+    """One throwaway PostgreSQL server for the session; each test takes a new database of it."""
+    with temporary_cluster() as cluster:
+        yield cluster
 
 
 @pytest.fixture

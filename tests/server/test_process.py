@@ -37,7 +37,7 @@ def free_port() -> int:
 class Process:
     """``royal-revenge serve`` on a port, its standard error in a file."""
 
-    def __init__(self, db: Path, log: Path) -> None:
+    def __init__(self, db: Path | str, log: Path) -> None:
         self.port = free_port()
         self.log = log
         self.stderr = log.open("ab")
@@ -121,8 +121,12 @@ async def _stable_turn(client: Client) -> dict[str, Any]:
 
 
 @pytest.mark.anyio
-async def test_sigkill_in_the_middle_of_a_game_loses_nothing(tmp_path: Path, processes: list[Process]) -> None:
-    db, log = tmp_path / "tables.db", tmp_path / "server.log"
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+async def test_sigkill_in_the_middle_of_a_game_loses_nothing(tmp_path: Path, processes: list[Process], database: str,
+                                                             request: pytest.FixtureRequest) -> None:
+    log = tmp_path / "server.log"
+    db: Path | str = (tmp_path / "tables.db" if database == "sqlite"
+                      else request.getfixturevalue("postgres_cluster").new_database())
     first = Process(db, log)
     processes.append(first)
     health = httpx.get(f"{first.url}/healthz", timeout=SAFETY)

@@ -130,10 +130,14 @@ def _answer(batch: list[_Write], error: StoreError | None) -> None:
 
 
 class Store:
-    """Tables and moves in one database. Use :meth:`connect`, then the async methods, then :meth:`close`."""
+    """Tables and moves in one database. Use :meth:`connect`, then the async methods, then :meth:`close`.
+
+    ``url`` is anything ``royal-revenge serve --db`` takes (:func:`database_url`): an SQLite file's
+    path, a ``postgresql://`` URL (driven by asyncpg), or a SQLAlchemy async URL.
+    """
 
     def __init__(self, url: str) -> None:
-        self.url = url
+        self.url = database_url(url)
         self._engine: AsyncEngine | None = None
         self._queue: asyncio.Queue[_Write] | None = None
         self._writer: asyncio.Task[None] | None = None

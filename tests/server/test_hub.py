@@ -248,3 +248,112 @@ async def test_a_refused_write_is_answered_storage_and_the_table_is_what_the_dat
     finally:
         await hub.stop()
         await store.close()
+
+
+@pytest.mark.anyio
+async def test_a_refused_write_while_the_database_cannot_be_read_keeps_the_table_until_it_can(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The table in memory holds the refused move: nothing may use it (nor ack a resent id as saved) before the
+    # database's state is read back.
+    hub, store, seats = await _seated_hub(tmp_path)
+    try:
+        seat, action = _decider(hub, seats.code)
+        live = hub._live[seats.code]
+        version, moves = live.table.version, len(live.table.moves)
+        reads = 0
+        real_load = store.load_table
+
+        async def unreachable(code: str) -> Any:
+            nonlocal reads
+            reads += 1
+            if reads < 3:
+                raise OSError("database unreachable")
+            return await real_load(code)
+
+        monkeypatch.setattr(store, "load_table", unreachable)
+        store._sqlite = _RefusingConnection(store._sqlite)  # type: ignore[assignment, arg-type]
+        seats.submit(seat, action, "lost")
+        await asyncio.sleep(0.02)
+        assert reads >= 1 and seats.replies == [] and live.lock.locked()  # still reading: the table waits
+        seats.submit(seat, action, "lost")  # the client's retry of the same id waits its turn ...
+        await _until(lambda: len(seats.replies) == 2)
+        assert reads == 3
+        assert seats.replies[0] == ("lost", None, False, "storage")
+        assert (live.table.version, len(live.table.moves)) == (version + 1, moves + 1)  # ... and is applied for real
+        assert seats.replies[1][0::2] == ("lost", True)
+        found = await real_load(seats.code)
+        assert found is not None and found[1][-1].client_id == "lost"
+    finally:
+        await hub.stop()
+        await store.close()
+
+
+@pytest.mark.anyio
+async def test_a_write_that_cannot_be_made_is_answered_storage_and_the_table_reloaded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hub, store, seats = await _seated_hub(tmp_path)
+    try:
+        seat, action = _decider(hub, seats.code)
+        live = hub._live[seats.code]
+        version = live.table.version
+        real_save = store.save_then
+
+        def broken(*args: Any, **kwargs: Any) -> None:
+            monkeypatch.setattr(store, "save_then", real_save)
+            raise TypeError("cannot encode")
+
+        monkeypatch.setattr(store, "save_then", broken)
+        seats.submit(seat, action, "m-1")
+        await _until(lambda: bool(seats.replies))
+        assert seats.replies == [("m-1", None, False, "storage")]
+        assert live.table.version == version and not live.lock.locked()
+        assert seats.subscribers[seat].ack is None
+        seats.submit(seat, action, "m-2")
+        await hub.run_until_idle()
+        assert seats.replies[-1][0::2] == ("m-2", True)
+    finally:
+        await hub.stop()
+        await store.close()
+
+
+@pytest.mark.anyio
+async def test_a_failing_operation_that_waited_its_turn_is_answered_and_frees_the_table(tmp_path: Path) -> None:
+    hub, store, seats = await _seated_hub(tmp_path)
+    try:
+        live = hub._live[seats.code]
+        replies: list[Any] = []
+
+        def buggy(table: Any, now: float) -> None:
+            raise KeyError("a bug")
+
+        assert live.lock.try_take()
+        hub.submit(seats.code, buggy, seats.subscribers[0], "x", lambda *answer: replies.append(answer))
+        live.lock.release()  # its turn comes from the lock, not from the message's own call
+        await _until(lambda: bool(replies))
+        assert replies[0][:2] == (None, False) and replies[0][2].code == "server_error"
+        assert not live.lock.locked()
+    finally:
+        await hub.stop()
+        await store.close()
+
+
+@pytest.mark.anyio
+async def test_a_committed_move_whose_frames_fail_is_still_answered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hub, store, seats = await _seated_hub(tmp_path)
+    try:
+        seat, action = _decider(hub, seats.code)
+
+        def broken(live: Any) -> None:
+            raise RuntimeError("a bug in the frames")
+
+        monkeypatch.setattr(hub, "_broadcast", broken)
+        seats.submit(seat, action, "m-1")
+        await _until(lambda: bool(seats.replies))
+        assert seats.replies[0][0] == "m-1" and seats.replies[0][2:] == (False, None)  # (a plain ack to send)
+        assert not hub._live[seats.code].lock.locked() and seats.subscribers[seat].ack is None
+        found = await store.load_table(seats.code)
+        assert found is not None and found[1][-1].client_id == "m-1"
+    finally:
+        await hub.stop()
+        await store.close()

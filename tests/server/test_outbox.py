@@ -60,6 +60,28 @@ async def test_frames_wait_in_order_while_the_client_cannot_take_them() -> None:
 
 
 @pytest.mark.anyio
+async def test_a_frame_put_while_a_queued_one_is_being_sent_waits_behind_it() -> None:
+    # The sender task's send of a queued frame waits (the client's buffer filled again); the buffer drains
+    # and, before the sender runs again, a broadcast puts the next frame: it must not overtake.
+    send = FakeSend()
+    outbox = _Outbox(send)
+    sender = asyncio.ensure_future(outbox.run())
+    send.writable.clear()
+    outbox.put("a")  # begun, and waits
+    outbox.put("b")  # queued
+    send.writable.set()
+    await asyncio.sleep(0)  # the sender finishes "a" ...
+    send.writable.clear()  # ... and its send of "b" has to wait
+    await asyncio.sleep(0.01)
+    assert send.texts() == ["a"]
+    send.writable.set()
+    outbox.put("c")  # in the same turn as the buffer drains
+    await asyncio.sleep(0.01)
+    assert send.texts() == ["a", "b", "c"]
+    sender.cancel()
+
+
+@pytest.mark.anyio
 async def test_a_client_too_far_behind_is_dropped() -> None:
     send = FakeSend()
     outbox = _Outbox(send)

@@ -90,3 +90,22 @@ async def test_a_whole_game_with_people_bots_and_a_spectator_then_a_restart(post
         assert after["version"] == before["version"] == table.version
         assert after["game"] == before["game"] and after["phase"] == "finished"
         assert again.text == response.text
+
+
+async def test_closing_the_store_commits_the_writes_already_made_and_refuses_later_ones(
+        postgres_cluster: PostgresCluster) -> None:
+    url = postgres_cluster.new_database()
+    store = await Store.connect(url)
+    answers: dict[str, StoreError | None] = {}
+    for index in range(30):  # made, not yet committed, when the server stops
+        store.save_then(f"T{index}", row(f"T{index}"), "playing", 1.0, [(1, 0, move(f"{index}:draw", 1))],
+                        done=lambda error, code=f"T{index}": answers.__setitem__(code, error))
+    await store.close()
+    assert answers == {f"T{index}": None for index in range(30)}
+    store.save_then("LATE", row("LATE"), "playing", 2.0, done=lambda error: answers.__setitem__("LATE", error))
+    assert isinstance(answers["LATE"], StoreError)
+    reopened = await Store.connect(url)
+    try:
+        assert len(await reopened.load_tables()) == 30
+    finally:
+        await reopened.close()

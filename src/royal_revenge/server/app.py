@@ -236,7 +236,10 @@ class _Outbox:
                 await self._send({"type": "websocket.close", "code": 4008})
                 return
             if self._frames:
-                await self._send({"type": "websocket.send", "text": self._frames.popleft()})
+                # The frame leaves the queue only once it is sent: while its send waits, put() must see the
+                # queue non-empty and queue behind it, or a frame put in the meantime would overtake it.
+                await self._send({"type": "websocket.send", "text": self._frames[0]})
+                self._frames.popleft()
                 continue
             self._waiter = loop.create_future()
             await self._waiter

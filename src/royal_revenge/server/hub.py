@@ -40,6 +40,10 @@ __all__ = ["Clock", "FakeClock", "Hub", "Reply", "Subscriber", "SystemClock", "T
 
 log: Final = logging.getLogger("royal_revenge.server")
 
+_RELOAD_FIRST_DELAY: Final = 0.05
+_RELOAD_MAX_DELAY: Final = 5.0
+"""Seconds between tries to read a table back from a database that refused its write and cannot be read."""
+
 @dataclass(eq=False)
 class Subscriber:
     """One connection watching a table: its seat (``None`` for spectators) and its outgoing queue."""
@@ -310,6 +314,11 @@ class Hub:
             live.lock.release()
             reply(None, False, error)
             return
+        except Exception:  # (a bug: the message is answered, the table freed; run by the lock, nobody else would)
+            log.exception("change_failed", extra={"table": table.code})
+            live.lock.release()
+            reply(None, False, TableError("server_error", "the server failed to carry out this message"))
+            return
         except BaseException:
             live.lock.release()
             raise
@@ -329,6 +338,8 @@ class Hub:
         try:
             self._arm(live.table)
             self._broadcast(live)
+        except Exception:  # (the move is committed: it is answered all the same, by a plain ack)
+            log.exception("broadcast_failed", extra={"table": live.table.code})
         finally:
             acked = False
             if by is not None and by.ack is not None:
@@ -345,8 +356,6 @@ class Hub:
             await self._reload_after(live, error)
         except TableError as reloaded:
             refused = reloaded
-        except Exception:  # (the database is gone altogether: the table stays as the last commit left it)
-            log.exception("reload_failed", extra={"table": live.table.code})
         finally:
             if by is not None:
                 by.ack = None
@@ -370,8 +379,20 @@ class Hub:
     async def _reload_after(self, live: _Live, error: StoreError) -> None:
         """The database refused a change: the table is reloaded from it (memory never runs ahead of the database),
         and :class:`TableError` ``storage`` is raised."""
-        log.error("persist_failed", extra={"table": live.table.code, "error": str(error)})
-        found = await self.store.load_table(live.table.code)
+        code = live.table.code
+        log.error("persist_failed", extra={"table": code, "error": str(error)})
+        # The table in memory holds the refused change, so it must not be used until the database's state is
+        # back: while the database cannot be read either, the table's turn is kept (its changes wait) and the
+        # read is retried, less and less often.
+        delay = _RELOAD_FIRST_DELAY
+        while True:
+            try:
+                found = await self.store.load_table(code)
+                break
+            except Exception:
+                log.exception("reload_failed", extra={"table": code, "retry_in": delay})
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, _RELOAD_MAX_DELAY)
         if found is not None:
             live.table = Table.from_json(found[0], found[1], self.clock.now(), agent_factory=self.agent_factory)
             live.saved_moves, live.saved_game, live.saved_key = len(live.table.moves), live.table.game_no, None
@@ -412,8 +433,12 @@ class Hub:
                     live.saved_key = key  # (else the key kept is equal: no new object kept per move)
             done(error)
 
-        self.store.save_then(table.code, table.to_json() if rewrite else None, table.phase.value, self.clock.now(),
-                             new, done=stored)
+        try:
+            self.store.save_then(table.code, table.to_json() if rewrite else None, table.phase.value,
+                                 self.clock.now(), new, done=stored)
+        except Exception as error:  # (the write could not even be made: as a refused one, the table is reloaded)
+            log.exception("persist_prepare_failed", extra={"table": table.code})
+            done(StoreError(f"the move could not be written: {error}"))
 
     # ------------------------------------------------------------------ subscribers
 

@@ -139,7 +139,9 @@ class Store:
     def __init__(self, url: str) -> None:
         self.url = database_url(url)
         self._engine: AsyncEngine | None = None
-        self._queue: asyncio.Queue[_Write] | None = None
+        self._queue: asyncio.Queue[_Write | None] | None = None
+        """The writer task's writes (other databases than an SQLite file); ``None`` in it: close when done."""
+        self._closed = False
         self._writer: asyncio.Task[None] | None = None
         self._upsert: Any = None
         self._sqlite_file: str | None = None
@@ -207,7 +209,7 @@ class Store:
             raise
         except (OSError, SQLAlchemyError, TimeoutError) as error:
             await engine.dispose()
-            reason = str(getattr(error, "orig", None) or error).splitlines()[0] or type(error).__name__
+            reason = _first_line(getattr(error, "orig", None) or error)
             raise StoreError(f"cannot reach the database {_safe(self.url)}: {reason}") from None
         self._upsert = _upsert_statement(engine.dialect.name)
         if is_sqlite and parsed.database and parsed.database != ":memory:":
@@ -223,10 +225,20 @@ class Store:
             self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
 
     async def close(self) -> None:
+        """Commit the writes already made (each is answered), then close the database."""
+        self._closed = True
         if self._writer is not None:
-            self._writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._writer
+            assert self._queue is not None
+            self._queue.put_nowait(None)  # the writer ends after the writes before it
+            try:
+                await asyncio.wait_for(asyncio.shield(self._writer), _CLOSE_WAIT)
+            except TimeoutError:  # (a database that does not answer: those writes are refused)
+                self._writer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._writer
+                left = [write for write in (self._queue.get_nowait() for _ in range(self._queue.qsize()))
+                        if write is not None]
+                _answer(left, StoreError("the server stopped before the write was committed"))
         if self._pending:
             self._commit_sqlite()
         if self._checkpointer is not None:
@@ -266,6 +278,9 @@ class Store:
                   done: Committed) -> None:
         """:meth:`save` without waiting: ``done(None)`` is called once the write is durable, ``done(error)`` if the
         database refused it (a :class:`StoreError`; nothing of it is kept). Call from the event loop."""
+        if self._closed:
+            done(StoreError("the database is closed: the server is stopping"))
+            return
         row = (code, _encode_json(data).decode(), phase, at) if data is not None else None
         write = _Write(row, [(code, g, s, m) for g, s, m in moves],
                        (code, reset_game) if reset_game is not None else None, done)
@@ -281,10 +296,18 @@ class Store:
     async def _write_loop(self) -> None:
         assert self._queue is not None and self._engine is not None
         session_factory = async_sessionmaker(self._engine, expire_on_commit=False)
-        while True:
-            batch = [await self._queue.get()]
+        stopping = False
+        while not stopping:
+            first = await self._queue.get()
+            if first is None:
+                return
+            batch = [first]
             while not self._queue.empty() and len(batch) < 500:
-                batch.append(self._queue.get_nowait())
+                write = self._queue.get_nowait()
+                if write is None:
+                    stopping = True
+                    break
+                batch.append(write)
             try:
                 if self._upsert is not None and all(write.reset_game is None for write in batch):
                     await self._write_grouped(batch)
@@ -306,8 +329,11 @@ class Store:
                             for code, game_no, seq, (move, by, client_id, at, version) in write.moves:
                                 session.add(_MoveRow(code=code, game_no=game_no, seq=seq, move=move, by=by,
                                                      client_id=client_id, at=at, version=version))
+            except asyncio.CancelledError:
+                _answer(batch, StoreError("the server stopped before the write was committed"))
+                raise
             except Exception as error:  # every waiter must hear about a failed commit
-                _answer(batch, StoreError(f"the database refused a write: {str(error).splitlines()[0]}"))
+                _answer(batch, StoreError(f"the database refused a write: {_first_line(error)}"))
             else:
                 _answer(batch, None)
 
@@ -367,7 +393,7 @@ class Store:
                     connection.execute("ROLLBACK")
                 raise
         except Exception as error:  # every waiter must hear about a failed commit
-            _answer(batch, StoreError(f"the database refused a write: {str(error).splitlines()[0]}"))
+            _answer(batch, StoreError(f"the database refused a write: {_first_line(error)}"))
             return
         self._since_checkpoint += len(batch)
         if self._since_checkpoint >= _CHECKPOINT_EVERY and not self._checkpoint_running:
@@ -427,6 +453,8 @@ class Store:
 
 
 _CHECKPOINT_EVERY = 2_000
+_CLOSE_WAIT = 10.0
+"""Seconds :meth:`Store.close` waits for the writes already made to be committed."""
 """Moves committed between two checkpoints (about 3 MB of log)."""
 
 
@@ -471,6 +499,11 @@ def _upsert_statement(dialect: str) -> Any:
     excluded = statement.excluded
     return statement.on_conflict_do_update(index_elements=[_TableRow.code], set_={
         "data": excluded.data, "phase": excluded.phase, "updated_at": excluded.updated_at})
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).splitlines()
+    return lines[0] if lines else type(error).__name__
 
 
 def _safe(url: str) -> str:

@@ -34,10 +34,10 @@ def _bin_dir() -> Path | None:
         found = Path(subprocess.run([config, "--bindir"], capture_output=True, text=True).stdout.strip())
         if (found / "initdb").exists():
             return found
-    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-                        key=lambda path: int(Path(path).parent.parent.name) if Path(path).parent.parent.name.isdigit()
-                        else 0)
-    return Path(candidates[-1]).parent if candidates else None
+    # Debian keeps each major version's binaries apart: the newest one installed.
+    versions = [Path(path).parent for path in glob.glob("/usr/lib/postgresql/*/bin/initdb")]
+    return max(versions, key=lambda bin_dir: int(bin_dir.parent.name) if bin_dir.parent.name.isdigit() else 0,
+               default=None)
 
 
 def _free_port() -> int:
@@ -50,7 +50,8 @@ def _free_port() -> int:
 class PostgresCluster:
     """A running cluster; :meth:`new_database` gives each test a database of its own."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, bin_dir: Path, port: int) -> None:
+        self.bin_dir = bin_dir
         self.port = port
 
     def url(self, database: str) -> str:
@@ -63,9 +64,7 @@ class PostgresCluster:
         return self.url(name)
 
     def _psql(self, sql: str) -> None:
-        bin_dir = _bin_dir()
-        assert bin_dir is not None
-        subprocess.run([str(bin_dir / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+        subprocess.run([str(self.bin_dir / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
                         "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-q", "-c", sql],
                        check=True, capture_output=True, timeout=30)
 
@@ -102,7 +101,7 @@ def temporary_cluster() -> Iterator[PostgresCluster]:
             if server.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"PostgreSQL did not start: {(folder / 'server.log').read_text()}")
             time.sleep(0.1)
-        yield PostgresCluster(port)
+        yield PostgresCluster(bin_dir, port)
     finally:
         if server is not None and server.poll() is None:
             server.send_signal(signal.SIGINT)  # fast shutdown: ends the sessions, no checkpoint wait

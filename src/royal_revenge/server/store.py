@@ -453,9 +453,10 @@ class Store:
 
 
 _CHECKPOINT_EVERY = 2_000
+"""Moves committed between two checkpoints (about 3 MB of log)."""
+
 _CLOSE_WAIT = 10.0
 """Seconds :meth:`Store.close` waits for the writes already made to be committed."""
-"""Moves committed between two checkpoints (about 3 MB of log)."""
 
 
 def _sqlite_connect(path: str, *, autocheckpoint: bool) -> sqlite3.Connection:

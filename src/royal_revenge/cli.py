@@ -366,7 +366,12 @@ def tournament(
               help="SQLite file or database URL (postgresql://...). Default: a file in the user's data folder.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)
-def serve(host: str, port: int, db: str | None, log_level: str) -> None:
+@click.option("--sqlite-sync", "sqlite_sync", type=click.Choice(["full", "normal"]), default="full",
+              show_default=True,
+              help="An SQLite database's durability: 'full' syncs every commit to the disk (an acknowledged move "
+                   "survives a power loss); 'normal' survives the server being killed but may lose the last moves "
+                   "in a power loss or OS crash, for less disk work.")
+def serve(host: str, port: int, db: str | None, log_level: str, sqlite_sync: str) -> None:
     """Run the online tables server (browser page, HTTP API and WebSockets)."""
     import asyncio
     import socket
@@ -377,7 +382,7 @@ def serve(host: str, port: int, db: str | None, log_level: str) -> None:
     url = database_url(db)
 
     async def check_database() -> None:
-        store = await Store.connect(url)
+        store = await Store.connect(url, synchronous=sqlite_sync)
         await store.close()
 
     try:
@@ -403,7 +408,7 @@ def serve(host: str, port: int, db: str | None, log_level: str) -> None:
     click.echo(f"UNO Royal Revenge: open http://{host}:{port}/ (database {url.split('://')[0]})", err=True)
     import gc
 
-    app = create_app(url)
+    app = create_app(url, synchronous=sqlite_sync)
     gc.freeze()  # start-up objects never die: keep them out of every later collection
     # A collection's pause grows with what it scans: every 5,000 new objects (700 by default) keeps the young ones
     # short, and the middle generation, collected every 10 of them, small. (At 50,000 and 20, with 4,000 players

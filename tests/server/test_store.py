@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -231,3 +232,76 @@ async def test_a_row_left_as_it_was_still_restores_the_table_exactly(tmp_path: P
     finally:
         await hub.stop()
         await store.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("setting", "pragma"), [(None, 2), ("normal", 1), ("FULL", 2)])
+async def test_commits_are_synced_to_the_disk_by_default_and_normal_can_be_chosen(
+        tmp_path: Path, setting: str | None, pragma: int) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'tables.db'}"
+    store = await (Store.connect(url) if setting is None else Store.connect(url, synchronous=setting))
+    try:
+        assert store._sqlite is not None
+        assert store._sqlite.execute("PRAGMA synchronous").fetchone() == (pragma,)
+        assert (store._syncer is not None) == (pragma == 2)  # a full sync waits off the event loop
+        await store.save("A", row("A"), "playing", 1.0, [(1, 0, move("0 draw"))])
+        found = await store.load_table("A")
+        assert found is not None and [m.move for m in found[1]] == ["0 draw"]
+    finally:
+        await store.close()
+
+
+@pytest.mark.anyio
+async def test_an_unknown_durability_setting_is_refused_in_plain_words() -> None:
+    with pytest.raises(StoreError, match="synchronous must be one of FULL, NORMAL"):
+        Store("sqlite+aiosqlite:///:memory:", synchronous="sometimes")
+
+
+@pytest.mark.anyio
+async def test_writes_made_while_a_group_is_synced_all_go_in_the_next_group_in_order(tmp_path: Path) -> None:
+    """A full sync runs off the event loop: the loop goes on, writes made meanwhile wait and are committed together
+    as soon as it is done, and each is answered once its own group is on the disk (never before)."""
+    store = await Store.connect(f"sqlite+aiosqlite:///{tmp_path / 'tables.db'}")
+    try:
+        assert store._syncer is not None
+        gate = threading.Event()
+        store._syncer.submit(gate.wait)  # the sync thread is busy: the first group's sync waits behind this
+        answered: list[str] = []
+
+        def saver(name: str) -> asyncio.Task[None]:
+            async def save() -> None:
+                await store.save(name, row(name), "playing", 1.0, [(1, 0, move("0 draw"))])
+                answered.append(name)
+            return asyncio.ensure_future(save())
+
+        first = [saver(f"A{index}") for index in range(3)]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert store._syncing is not None and answered == []  # written, not yet synced: nobody is answered
+        later = [saver(f"B{index}") for index in range(4)]
+        for _ in range(5):
+            await asyncio.sleep(0)  # the event loop is not held up by the sync
+        assert answered == [] and len(store._pending) == 4
+        gate.set()
+        await asyncio.wait_for(asyncio.gather(*first, *later), 10)
+        assert answered[:3] == ["A0", "A1", "A2"] and sorted(answered[3:]) == ["B0", "B1", "B2", "B3"]
+        for name in answered:
+            assert await store.load_table(name) is not None
+    finally:
+        await store.close()
+
+
+@pytest.mark.anyio
+async def test_closing_the_store_waits_for_a_group_being_synced(tmp_path: Path) -> None:
+    path = tmp_path / "tables.db"
+    store = await Store.connect(f"sqlite+aiosqlite:///{path}")
+    saving = asyncio.ensure_future(store.save("A", row("A"), "playing", 1.0, [(1, 0, move("0 draw"))]))
+    await asyncio.sleep(0)
+    await store.close()
+    await asyncio.wait_for(saving, 5)  # answered, and committed
+    reopened = await Store.connect(f"sqlite+aiosqlite:///{path}")
+    try:
+        found = await reopened.load_table("A")
+        assert found is not None and [m.move for m in found[1]] == ["0 draw"]
+    finally:
+        await reopened.close()

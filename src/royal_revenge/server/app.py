@@ -43,7 +43,7 @@ from .protocol import (
     message_id_of,
     parse_client_message,
 )
-from .store import Store
+from .store import SYNCHRONOUS, Store
 from .websocket import DIRECT_EXTENSION
 
 __all__ = ["create_app"]
@@ -64,12 +64,13 @@ def _table_error(error: TableError) -> HTTPException:
 
 
 def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentFactory | None = None,
-               store: Store | None = None) -> FastAPI:
-    """Build the app. ``db_url`` is a SQLAlchemy async URL; ``clock`` and ``agent_factory`` are for tests."""
+               store: Store | None = None, synchronous: str = SYNCHRONOUS[0]) -> FastAPI:
+    """Build the app. ``db_url`` is a SQLAlchemy async URL and ``synchronous`` an SQLite database's durability
+    (:class:`Store`); ``clock`` and ``agent_factory`` are for tests."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        own_store = store or await Store.connect(db_url)
+        own_store = store or await Store.connect(db_url, synchronous=synchronous)
         hub = Hub(own_store, clock, agent_factory)
         await hub.start()
         app.state.hub = hub

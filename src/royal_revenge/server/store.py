@@ -5,14 +5,23 @@ in groups, so that a busy server pays for one commit per burst rather than one p
 caller still waits until its own write is committed (:meth:`Store.save`), or is called back
 then (:meth:`Store.save_then`, the hub's way for a player's move: no future to wait on).
 
-With a SQLite file (the default) the group is committed on the event loop itself, through one
-plain ``sqlite3`` connection, once per turn of the loop: in WAL mode with ``synchronous=NORMAL``
-a commit only appends to the log (no ``fsync``), about 14 µs a move. Handing it to a thread
-instead cost more than the commit: ``sqlite3`` gives up and takes back the GIL around every
-row, and under load each hand-over waited for the busy event loop. The slow part, the
-checkpoint that copies the log into the database and syncs it, runs on a thread of its own
-with its own connection, while moves go on being committed. Other databases (PostgreSQL) get
-their groups from one writer task through SQLAlchemy.
+With a SQLite file (the default) the group is written on the event loop itself, through one
+plain ``sqlite3`` connection, once per turn of the loop (handing the rows to a thread cost more
+than writing them: ``sqlite3`` gives up and takes back the GIL around every row, and under load
+each hand-over waited for the busy event loop). How durable a commit is is the ``synchronous``
+setting (:data:`SYNCHRONOUS`, ``serve --sqlite-sync``):
+
+* ``FULL`` (the default): a commit syncs the write-ahead log to the disk before any write of the
+  group is acknowledged, so an acknowledged move survives a power loss or an OS crash too. The
+  sync (about 0.4 ms here) runs on a thread of its own while the event loop goes on; the writes
+  made meanwhile wait, and go together in the next group as soon as it is done.
+* ``NORMAL``: a commit only appends to the log (no sync), about 14 µs a move, all on the loop; an
+  acknowledged move survives the server process being killed, but the last commits before a
+  power loss or an OS crash may be lost.
+
+The checkpoint that copies the log into the database (and syncs it) runs on another thread with
+its own connection, while moves go on being committed. Other databases (PostgreSQL) get their
+groups from one writer task through SQLAlchemy, with the database's own durability settings.
 """
 
 from __future__ import annotations
@@ -39,13 +48,16 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from ..session import LoggedMove
 from ..session.table import MoveRow
 
-__all__ = ["SCHEMA_VERSION", "Store", "StoreError", "database_url", "default_database_path"]
+__all__ = ["SCHEMA_VERSION", "SYNCHRONOUS", "Store", "StoreError", "database_url", "default_database_path"]
 
 SCHEMA_VERSION = 2
 """1: tables and moves. 2: each move keeps the table's version after it (the row is not rewritten with every
 move); a version-1 database is migrated on start."""
 
 log = logging.getLogger("royal_revenge.server")
+
+SYNCHRONOUS = ("FULL", "NORMAL")
+"""The SQLite ``synchronous`` settings a store may use, the default first (see the module's docstring)."""
 
 _encode_json = msgspec.json.Encoder().encode  # a table's row is written on every move: the fast encoder
 
@@ -136,8 +148,12 @@ class Store:
     path, a ``postgresql://`` URL (driven by asyncpg), or a SQLAlchemy async URL.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, synchronous: str = SYNCHRONOUS[0]) -> None:
+        if synchronous.upper() not in SYNCHRONOUS:
+            raise StoreError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, not {synchronous!r}")
         self.url = database_url(url)
+        self.synchronous = synchronous.upper()
+        """An SQLite database's ``synchronous`` setting: ``FULL`` syncs every group commit to the disk."""
         self._engine: AsyncEngine | None = None
         self._queue: asyncio.Queue[_Write | None] | None = None
         """The writer task's writes (other databases than an SQLite file); ``None`` in it: close when done."""
@@ -150,13 +166,18 @@ class Store:
         self._pending: list[_Write] = []
         """Writes waiting for this turn of the event loop's group commit (SQLite file only)."""
         self._commit_scheduled = False
+        self._syncer: concurrent.futures.ThreadPoolExecutor | None = None
+        """Where a ``FULL`` commit's sync waits for the disk, off the event loop."""
+        self._syncing: asyncio.Future[None] | None = None
+        """The group commit being synced (its writes are answered when it is done; the next group waits)."""
         self._checkpointer: concurrent.futures.ThreadPoolExecutor | None = None
         self._checkpoint_running = False
         self._since_checkpoint = 0
 
     @classmethod
-    async def connect(cls, url: str) -> Store:
-        store = cls(url)
+    async def connect(cls, url: str, *, synchronous: str = SYNCHRONOUS[0]) -> Store:
+        """Open (and create or migrate) the database; ``synchronous`` is an SQLite file's durability setting."""
+        store = cls(url, synchronous=synchronous)
         await store._open()
         return store
 
@@ -181,12 +202,13 @@ class Store:
             engine = create_async_engine(self.url, **kwargs)
         except (ArgumentError, ImportError) as error:
             raise StoreError(f"cannot use database {self.url!r}: {error}") from None
+        synchronous = self.synchronous
         if is_sqlite:
             @event.listens_for(engine.sync_engine, "connect")
             def _pragmas(dbapi_connection: Any, _record: Any) -> None:
                 cursor = dbapi_connection.cursor()
                 cursor.execute("PRAGMA journal_mode=WAL")
-                cursor.execute("PRAGMA synchronous=NORMAL")
+                cursor.execute(f"PRAGMA synchronous={synchronous}")
                 cursor.execute("PRAGMA foreign_keys=ON")
                 cursor.close()
 
@@ -215,11 +237,13 @@ class Store:
         if is_sqlite and parsed.database and parsed.database != ":memory:":
             self._sqlite_file = str(Path(parsed.database).expanduser())
             try:
-                self._sqlite = _sqlite_connect(self._sqlite_file, autocheckpoint=False)
+                self._sqlite = _sqlite_connect(self._sqlite_file, autocheckpoint=False, synchronous=synchronous)
             except sqlite3.Error as error:
                 await engine.dispose()
                 raise StoreError(f"cannot open the database {self._sqlite_file}: {error}") from None
             self._checkpointer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="store-checkpoint")
+            if synchronous == "FULL":
+                self._syncer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="store-sync")
         if self._sqlite is None:  # (a SQLite file commits on the loop: no writer task)
             self._queue = asyncio.Queue()
             self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
@@ -239,8 +263,13 @@ class Store:
                 left = [write for write in (self._queue.get_nowait() for _ in range(self._queue.qsize()))
                         if write is not None]
                 _answer(left, StoreError("the server stopped before the write was committed"))
-        if self._pending:
-            self._commit_sqlite()
+        while self._syncing is not None or self._pending:
+            if self._syncing is not None:
+                await asyncio.shield(self._syncing)  # (its writes are answered; the next group starts itself)
+            else:
+                self._commit_sqlite()
+        if self._syncer is not None:
+            self._syncer.shutdown()
         if self._checkpointer is not None:
             self._checkpointer.shutdown()  # (waits for a running checkpoint)
         if self._sqlite is not None:
@@ -364,7 +393,10 @@ class Store:
 
         A failed commit fails every write of the group (each caller hears why); nothing of it is kept.
         """
-        batch, self._pending, self._commit_scheduled = self._pending, [], False
+        self._commit_scheduled = False
+        if self._syncing is not None:
+            return  # (the group being synced starts the next one when it is done)
+        batch, self._pending = self._pending, []
         if not batch:
             return
         connection = self._sqlite
@@ -387,7 +419,8 @@ class Store:
                     connection.executemany(_SQLITE_UPSERT, tables.values())
                 if moves:
                     connection.executemany(_SQLITE_INSERT_MOVE, moves)
-                connection.execute("COMMIT")
+                if self._syncer is None:
+                    connection.execute("COMMIT")
             except BaseException:
                 if connection.in_transaction:  # a failed statement or commit: leave the connection clean
                     connection.execute("ROLLBACK")
@@ -395,6 +428,35 @@ class Store:
         except Exception as error:  # every waiter must hear about a failed commit
             _answer(batch, StoreError(f"the database refused a write: {_first_line(error)}"))
             return
+        if self._syncer is not None:
+            # The COMMIT waits for the disk on the sync thread (sqlite3 lets go of the GIL meanwhile); nothing else
+            # uses the connection until it is done.
+            loop = asyncio.get_running_loop()
+            self._syncing = loop.create_future()
+            commit = self._syncer.submit(connection.execute, "COMMIT")
+            commit.add_done_callback(lambda done: loop.call_soon_threadsafe(self._synced, batch, done))
+            return
+        self._committed(batch)
+
+    def _synced(self, batch: list[_Write], commit: concurrent.futures.Future[Any]) -> None:
+        """A ``FULL`` group commit's sync is done (on the loop): answer its writes, then start the next group."""
+        syncing, self._syncing = self._syncing, None
+        error = commit.exception()
+        if error is not None:
+            connection = self._sqlite
+            if connection is not None and connection.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    connection.execute("ROLLBACK")
+            _answer(batch, StoreError(f"the database refused a write: {_first_line(error)}"))
+        else:
+            self._committed(batch)
+        if syncing is not None and not syncing.done():
+            syncing.set_result(None)
+        if self._pending and not self._commit_scheduled:
+            self._commit_scheduled = True
+            asyncio.get_running_loop().call_soon(self._commit_sqlite)
+
+    def _committed(self, batch: list[_Write]) -> None:
         self._since_checkpoint += len(batch)
         if self._since_checkpoint >= _CHECKPOINT_EVERY and not self._checkpoint_running:
             self._checkpoint()
@@ -407,7 +469,7 @@ class Store:
         path = self._sqlite_file
 
         def checkpoint() -> None:
-            connection = _sqlite_connect(path, autocheckpoint=True)
+            connection = _sqlite_connect(path, autocheckpoint=True, synchronous=self.synchronous)
             try:
                 connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
             finally:
@@ -459,9 +521,9 @@ _CLOSE_WAIT = 10.0
 """Seconds :meth:`Store.close` waits for the writes already made to be committed."""
 
 
-def _sqlite_connect(path: str, *, autocheckpoint: bool) -> sqlite3.Connection:
+def _sqlite_connect(path: str, *, autocheckpoint: bool, synchronous: str) -> sqlite3.Connection:
     connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=5)
-    pragmas = ["journal_mode=WAL", "synchronous=NORMAL"]
+    pragmas = ["journal_mode=WAL", f"synchronous={synchronous}"]
     if not autocheckpoint:
         pragmas.append("wal_autocheckpoint=0")  # the checkpoint thread does it, off the event loop
     # The connection that commits the moves leaves foreign keys unchecked: checking that a move's table exists

@@ -614,6 +614,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the started server's --log-level (default info, as serve; its log goes to a temp file)")
     parser.add_argument("--server-cmd", default=None,
                         help="the server command (default: royal-revenge next to this Python)")
+    parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
+                        help="one more argument for the started server's serve command (repeatable), e.g. "
+                             "--server-arg=--sqlite-sync=normal")
     parser.add_argument("--server-nice", type=int, default=0,
                         help="nice increment for the started server (negative needs root): on a machine busy with "
                              "other work, -10 shows what the server does when it gets a core")
@@ -696,7 +699,7 @@ def _round(args: argparse.Namespace, parser: argparse.ArgumentParser, settings: 
             command = (args.server_cmd.split() if args.server_cmd else
                        [str(Path(sys.executable).with_name("royal-revenge"))])
             command += ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", db,
-                        "--log-level", args.server_log_level]
+                        "--log-level", args.server_log_level, *args.server_arg]
             with log_path.open("wb") as log_file:
                 nice = args.server_nice
                 process = subprocess.Popen(command, stdout=log_file, stderr=log_file, start_new_session=True,

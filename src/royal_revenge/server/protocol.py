@@ -1,7 +1,7 @@
 """The WebSocket message protocol (documented in ``docs/protocol.md``; its version is ``PROTOCOL_VERSION``).
 
-Client messages are validated here (size first, then JSON, then the schema); anything that
-does not pass becomes an ``error`` message with a code, and nothing changes.
+Client messages are validated here (size and nesting depth first, then JSON, then the schema);
+anything that does not pass becomes an ``error`` message with a code, and nothing changes.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "PROTOCOL_VERSION",
     "MAX_MESSAGE_BYTES",
+    "MAX_MESSAGE_DEPTH",
     "ProtocolError",
     "ActionMessage",
     "HostMessage",
@@ -32,6 +33,11 @@ __all__ = [
 
 PROTOCOL_VERSION: Final = 3
 MAX_MESSAGE_BYTES: Final = 4096
+MAX_MESSAGE_DEPTH: Final = 8
+"""How deeply a message may nest objects and arrays (the protocol needs 2: a message and its action).
+
+Checked before decoding: the decoders recurse, and a message nested 1,000 levels deep (2 KB)
+made them raise ``RecursionError``."""
 
 
 class ProtocolError(ValueError):
@@ -85,6 +91,9 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
         raise ProtocolError("bad_message", "messages are JSON text frames, not binary")
     if len(text) > MAX_MESSAGE_BYTES or len(text.encode()) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes")
+    if _too_deep(text):
+        raise ProtocolError("bad_message",
+                            f"a message must not nest objects and arrays more than {MAX_MESSAGE_DEPTH} levels deep")
     try:
         return _decode(text)
     except msgspec.ValidationError as error:
@@ -93,6 +102,34 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
         raise ProtocolError("bad_message", _plain(str(error)), message_id_of(text)) from None
     except msgspec.DecodeError:
         raise ProtocolError("bad_json", "the message is not valid JSON") from None
+
+
+def _too_deep(text: str) -> bool:
+    """Whether ``text`` opens more than ``MAX_MESSAGE_DEPTH`` objects and arrays inside each other (outside strings).
+
+    The nesting cannot be deeper than the number of brackets, so the scan is skipped for almost every message.
+    """
+    if text.count("{") + text.count("[") <= MAX_MESSAGE_DEPTH:
+        return False
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{" or char == "[":
+            depth += 1
+            if depth > MAX_MESSAGE_DEPTH:
+                return True
+        elif char == "}" or char == "]":
+            depth -= 1
+    return False
 
 
 def _plain(reason: str) -> str:
@@ -104,11 +141,11 @@ def _plain(reason: str) -> str:
 
 def message_id_of(text: str | bytes) -> str | None:
     """The well-formed ``id`` of a message, if it has one: to answer a message refused unread (rate limit)."""
-    if not isinstance(text, str) or len(text) > MAX_MESSAGE_BYTES:
+    if not isinstance(text, str) or len(text) > MAX_MESSAGE_BYTES or _too_deep(text):
         return None
     try:
         data = json.loads(text)
-    except (ValueError, RecursionError):
+    except ValueError:
         return None
     message_id = data.get("id") if isinstance(data, dict) else None
     return message_id if isinstance(message_id, str) and _ID_PATTERN.fullmatch(message_id) else None

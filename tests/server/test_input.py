@@ -96,3 +96,22 @@ def test_the_depth_limit_counts_brackets_outside_strings_only() -> None:
         parse_client_message(nine)
     assert str(refused.value) == "a message must not nest objects and arrays more than 8 levels deep"
     assert message_id_of(nine) is None and message_id_of('{"id": "x", "a": ' + "[" * 3000 + "}") is None
+
+
+# ---------------------------------------------------------------- defect 5: extra fields inside an action
+
+
+async def test_an_action_with_a_field_its_form_does_not_have_is_refused(server: Server) -> None:
+    code, humans, _, _ = await open_game(server, humans=1, bots=["easy", "easy"])
+    me = humans[0]
+    table = await _my_turn(server, code, me)
+    assert me.view is not None and {"type": "draw"} in me.view["legal"]
+    before = _fingerprint(table)
+    for action, message in (({"type": "draw", "seat": 2}, "a draw action has no field 'seat'"),
+                            ({**me.view["legal"][0], "as": "host"}, "has no field 'as'")):
+        answer = await me.act(action)
+        assert answer["type"] == "error" and answer["code"] == "bad_action", answer
+        assert message in answer["message"]
+        table = await settle(server, code, [me])
+        assert _fingerprint(table) == before
+    assert (await me.act({"type": "draw"}))["type"] == "ack"  # the plain form is still the seat's own draw

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
 from pydantic import BaseModel, ConfigDict, Field
+
+from ..session import NAME_LENGTH
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -29,6 +32,7 @@ __all__ = [
     "ack_message",
     "CreateTableRequest",
     "JoinRequest",
+    "request_error_message",
 ]
 
 PROTOCOL_VERSION: Final = 3
@@ -163,10 +167,13 @@ def ack_message(message_id: str, version: int) -> str:
 
 
 class CreateTableRequest(BaseModel):
-    """``POST /api/tables``: the creator's name and age, and the table's settings."""
+    """``POST /api/tables``: the creator's name and age, and the table's settings.
+
+    A name is only checked to be text here: the table checks the rest (``Table.join``), for every front end.
+    """
 
     model_config = ConfigDict(extra="forbid")
-    name: Annotated[str, Field(min_length=1, max_length=24)]
+    name: str
     age: Annotated[int, Field(ge=0, le=150)] | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
     bots: list[Literal["easy", "normal", "hard"]] = Field(default_factory=list, max_length=5)
@@ -176,5 +183,32 @@ class JoinRequest(BaseModel):
     """``POST /api/tables/{code}/join``."""
 
     model_config = ConfigDict(extra="forbid")
-    name: Annotated[str, Field(min_length=1, max_length=24)]
+    name: str
     age: Annotated[int, Field(ge=0, le=150)] | None = None
+
+
+_FIELD_RULES: Final = {
+    "name": f"a name must be text of 1 to {NAME_LENGTH} characters",
+    "age": "age must be a whole number from 0 to 150, or left out",
+    "settings": "settings must be a JSON object",
+    "bots": "bots must be a list of at most 5 bot levels, each easy, normal or hard",
+}
+"""What each request field must be, in the words of the API's documentation (docs/protocol.md)."""
+
+
+def request_error_message(errors: Sequence[Any]) -> str:
+    """A request body's first validation error (FastAPI's ``RequestValidationError.errors()``) in plain words.
+
+    FastAPI's own words name pydantic's types and echo the input; these say what the field must be.
+    """
+    first = errors[0] if errors and isinstance(errors[0], Mapping) else {}
+    kind = first.get("type")
+    where = [part for part in first.get("loc", ()) if part != "body"]
+    if kind == "json_invalid":
+        return "the request body is not valid JSON"
+    if not where or not isinstance(where[0], str):
+        return "the request body must be a JSON object"
+    field = where[0]
+    if kind == "extra_forbidden":
+        return f"the request has a field it does not take: '{field[:24]}'"
+    return _FIELD_RULES.get(field, f"'{field[:24]}' is not valid")

@@ -66,6 +66,25 @@ def _table_error(error: TableError) -> HTTPException:
     return HTTPException(_HTTP_STATUS.get(error.code, 400), {"code": error.code, "message": str(error)})
 
 
+_CLIENT_COOKIE = "rr_client"
+_CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{32}")
+
+
+def _client_id(request: Request, response: Response) -> str:
+    """Who is asking for a seat: a random id in an HttpOnly cookie, made at the first create or join.
+
+    A table refuses a second seat to a client that holds one (one person cannot fill a table), while
+    friends behind one IP address each have their own. A client that keeps no cookies (a script, the
+    terminal client) is a new client with every request.
+    """
+    client = request.cookies.get(_CLIENT_COOKIE)
+    if client is None or not _CLIENT_ID.fullmatch(client):
+        client = secrets.token_urlsafe(24)
+    response.set_cookie(_CLIENT_COOKIE, client, max_age=400 * 86400, path="/api/tables", httponly=True,
+                        samesite="strict", secure=request.url.scheme == "https")
+    return client
+
+
 def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentFactory | None = None,
                store: Store | None = None) -> FastAPI:
     """Build the app. ``db_url`` is a SQLAlchemy async URL; ``clock`` and ``agent_factory`` are for tests."""
@@ -401,25 +420,6 @@ def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, raw
                    reply)
     else:
         hub.submit(code, lambda t, now: _host_command(t, token, message, now), subscriber, message_id, reply)
-
-
-_CLIENT_COOKIE = "rr_client"
-_CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{32}")
-
-
-def _client_id(request: Request, response: Response) -> str:
-    """Who is asking for a seat: a random id in an HttpOnly cookie, made at the first create or join.
-
-    A table refuses a second seat to a client that holds one (one person cannot fill a table), while
-    friends behind one IP address each have their own. A client that keeps no cookies (a script, the
-    terminal client) is a new client with every request.
-    """
-    client = request.cookies.get(_CLIENT_COOKIE)
-    if client is None or not _CLIENT_ID.fullmatch(client):
-        client = secrets.token_urlsafe(24)
-    response.set_cookie(_CLIENT_COOKIE, client, max_age=400 * 86400, path="/api/tables", httponly=True,
-                        samesite="strict", secure=request.url.scheme == "https")
-    return client
 
 
 def _adder(token: str, level: str) -> Any:

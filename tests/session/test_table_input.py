@@ -64,9 +64,7 @@ def test_a_name_is_trimmed_and_its_spaces_collapsed(given: str, shown: str) -> N
     ("\u0301", "a name must have a letter, a digit or a symbol that can be seen"),
     ("Easy bot 2", "Easy bot 2 is a name kept for the table's bots; choose another name"),
     ("hard  BOT 9", "hard BOT 9 is a name kept for the table's bots; choose another name"),
-    (5, "a name must be text"),
-    (None, "a name must be text"),
-], ids=repr)
+], ids=repr)  # (a name that is not text: the HTTP layer's test; the compiled table refuses it by its type)
 def test_an_unfit_name_is_refused_in_plain_words(given: Any, message: str) -> None:
     table = _table()
     _refused(table, "bad_request", message, lambda: table.join(given, None, 0.0))

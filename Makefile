@@ -52,10 +52,10 @@ $(COMPILED_STAMP): $(STAMP) $(BUILD_INPUTS)
 compiled: $(COMPILED_STAMP)
 
 # The tests of everything the compiled modules run in, against them (tests/test_build.py checks they are the
-# ones loaded): the engine, the RL environments, the bots, the server, the terminal game, simulations.
+# ones loaded): the engine, the RL environments, the bots, the tables, the server, the terminal game, simulations.
 test-compiled: $(COMPILED_STAMP)
 	ROYAL_REVENGE_EXPECT_COMPILED=1 PYTHONPATH=$(COMPILED) $(BIN)/python -m pytest -p no:cacheprovider \
-		tests/test_build.py tests/engine tests/rl tests/bots tests/server tests/tui tests/sim tests/test_cli.py
+		tests/test_build.py tests/engine tests/rl tests/bots tests/session tests/server tests/tui tests/sim tests/test_cli.py
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

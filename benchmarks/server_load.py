@@ -483,11 +483,15 @@ class _Worker:
         self.stopping = False
 
     async def create_tables(self, count: int) -> None:
+        from http.cookiejar import CookieJar, DefaultCookiePolicy
+
         import httpx
 
         players = self.config["settings"].get("players", 4)
         limit = asyncio.Semaphore(16)
-        async with httpx.AsyncClient(base_url=self.base, timeout=60) as http:
+        # Every seat is a person of its own: keep no cookies (the server gives one client one seat at a table).
+        no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
+        async with httpx.AsyncClient(base_url=self.base, timeout=60, cookies=no_cookies) as http:
             async def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
                 for attempt in range(3):  # a dropped keep-alive connection is retried, and counted
                     try:

@@ -395,6 +395,66 @@ def test_garbage_action_json(data: object) -> None:
         Action.from_json(data)
 
 
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"type": "draw", "seat": 2}, "a draw action has no field 'seat'"),
+        ({"type": "play", "card": "R7", "uno": False, "seat": 0}, "a play action has no field 'seat'"),
+        ({"type": "catch", "seat": 1, "card": "R7"}, "a catch action has no field 'card'"),
+        ({"type": "colour", "colour": "G", "seat": 0, "uno": True}, "a colour action has no fields 'seat', 'uno'"),
+        ({"type": "keep", "": None}, "a keep action has no field ''"),
+        ({"type": "uno", "x" * 100: 1}, "a uno action has no field 'xxxxxxxxxxxxxxxxxxxxxxxx...'"),
+        ({"type": "fanfare", "a": 1, "b": 2, "c": 3, "d": 4}, "a fanfare action has no fields 'a', 'b', 'c', ..."),
+    ],
+    ids=repr,
+)
+def test_a_field_the_action_does_not_have_is_refused(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(NotationError) as refused:
+        Action.from_json(data)
+    assert str(refused.value) == message
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"card": "R7"}, "an action needs a 'type'"),
+        ({"type": "play"}, "a play action needs a 'card'"),
+        ({"type": "victim"}, "a victim action needs a 'seat'"),
+        ({"type": "play", "card": [[[[1]]]]}, "a play action's 'card' must be text such as \"R7\", not an array"),
+        ({"type": "play", "card": "R7", "uno": None}, "a play action's 'uno' must be true or false, not null"),
+        ({"type": "colour", "colour": {"R": 1}},
+         """a colour action's 'colour' must be "R", "Y", "G" or "B", not an object"""),
+        ({"type": "catch", "seat": 2**70}, "a catch action's 'seat' must be a seat number from 0 to 5"),
+        ({"type": "jester", "seat": True}, "a jester action's 'seat' must be a seat number, not true"),
+        ({"type": "jump" * 20}, "'jumpjumpjumpjumpjumpjump...' is not an action type (the types are play, draw, keep, "
+                                "colour, victim, jester, uno, catch, fanfare, deal)"),
+    ],
+    ids=repr,
+)
+def test_bad_action_json_is_refused_in_plain_words_without_echoing_it(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(NotationError) as refused:
+        Action.from_json(data)
+    assert str(refused.value) == message
+
+
+def test_a_deeply_nested_action_value_is_refused_not_a_recursion_error() -> None:
+    deep: list[Any] = []
+    for _ in range(5000):
+        deep = [deep]
+    for data in ({"type": "play", "card": deep}, {"type": "victim", "seat": deep}, {"type": deep}):
+        with pytest.raises(NotationError):
+            Action.from_json(data)
+
+
+def test_every_action_form_reads_back_exactly_its_own_json() -> None:
+    """The JSON forms the server lists as legal (and records hold) are read back; each with one field more is not."""
+    for action in EVERY_ACTION:
+        data = action.to_json()
+        assert Action.from_json(data) == action
+        with pytest.raises(NotationError, match="has no field 'as'"):
+            Action.from_json({**data, "as": 1})
+
+
 # ---------------------------------------------------------------- random bad input at random states
 
 

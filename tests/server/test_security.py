@@ -158,6 +158,14 @@ async def test_a_kicked_player_in_play_loses_the_seat_and_its_cards(server: Serv
     for _ in range(6):
         await driver.step()
     table = await settle(server, code, [host, guest])
+    refused = await host.host("remove", seat=1)  # (a seat goes to a bot only once its player has left or timed out)
+    assert refused["type"] == "error" and refused["code"] == "still_playing", refused
+    # The guest sits still until a decision of theirs times out; they stay connected, and can be kicked now.
+    waiting = Driver(server, code, {0: host}, random.Random(4), think=0, observers=[guest])
+    while not table.seats[1].timeouts:
+        assert await waiting.step()
+        table = await settle(server, code, [host, guest])
+    assert table.seats[1].connected
     assert (await host.host("remove", seat=1))["type"] == "ack"
     table = await settle(server, code, [host, guest])
     assert table.seats[1].kind.value == "bot"

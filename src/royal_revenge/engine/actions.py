@@ -21,6 +21,8 @@ Play(card=Card('W'), uno=False)
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, NamedTuple, TypeAlias
 
@@ -242,33 +244,72 @@ class Action:
 
     @staticmethod
     def from_json(data: object) -> AnyAction:
-        """Read the JSON form written by ``to_json()``."""
+        """Read the JSON form written by ``to_json()``; anything else is refused, in plain words.
+
+        Each form has exactly its action's fields besides ``type`` (one with a default, ``uno``, may be
+        left out): a field the form does not have is refused rather than ignored.
+        """
         if not isinstance(data, dict):
-            raise NotationError(f"an action must be a JSON object, not {type(data).__name__}")
-        kind = data.get("type")
-        try:
-            if kind == "play":
-                card = data["card"]
-                uno = data.get("uno", False)
-                if not isinstance(card, str) or not isinstance(uno, bool):
-                    raise NotationError(f"bad play action: {data!r}")
-                return (PLAYS_UNO if uno else PLAYS)[Card.parse(card)]
-            if kind == "colour":
-                colour = data["colour"]
-                if not isinstance(colour, str):
-                    raise NotationError(f"bad colour action: {data!r}")
-                return COLOURS[Colour.parse(colour)]
-            if kind in ("victim", "jester", "catch"):
-                seat = data["seat"]
-                if not isinstance(seat, int) or isinstance(seat, bool):
-                    raise NotationError(f"bad {kind} action: {data!r}")
-                return Action.parse(f"{kind} {seat}")
-            simple = _SIMPLE.get(kind) if isinstance(kind, str) else None
-            if simple is not None:
-                return simple
-        except KeyError as missing:
-            raise NotationError(f"{kind} action without {missing}: {data!r}") from None
-        raise NotationError(f"unknown action type: {kind!r}")
+            raise NotationError(f"an action must be a JSON object, not {_json_kind(data)}")
+        if "type" not in data:
+            raise NotationError("an action needs a 'type'")
+        kind = data["type"]
+        form = _JSON_FORMS.get(kind) if isinstance(kind, str) else None
+        if form is None:
+            raise NotationError(f"{_shown(kind)} is not an action type (the types are {', '.join(_JSON_FORMS)})")
+        fields, required = _JSON_FIELDS[form]
+        extra = [key for key in data if key != "type" and key not in fields]
+        if extra:
+            names = ", ".join(_shown(key) for key in extra[:3]) + (", ..." if len(extra) > 3 else "")
+            raise NotationError(f"a {kind} action has no field{'s' if len(extra) > 1 else ''} {names}")
+        missing = [name for name in required if name not in data]
+        if missing:
+            raise NotationError(f"a {kind} action needs a '{missing[0]}'")
+        if form is Play:
+            card, uno = data["card"], data.get("uno", False)
+            if not isinstance(card, str):
+                raise NotationError(f"a play action's 'card' must be text such as \"R7\", not {_json_kind(card)}")
+            if not isinstance(uno, bool):
+                raise NotationError(f"a play action's 'uno' must be true or false, not {_json_kind(uno)}")
+            return (PLAYS_UNO if uno else PLAYS)[Card.parse(card)]
+        if form is ChooseColour:
+            colour = data["colour"]
+            if not isinstance(colour, str):
+                raise NotationError(f"a colour action's 'colour' must be \"R\", \"Y\", \"G\" or \"B\", "
+                                    f"not {_json_kind(colour)}")
+            return COLOURS[Colour.parse(colour)]
+        if "seat" in fields:
+            seat = data["seat"]
+            if isinstance(seat, bool) or not isinstance(seat, int):
+                raise NotationError(f"a {kind} action's 'seat' must be a seat number, not {_json_kind(seat)}")
+            if not 0 <= seat < MAX_SEATS:
+                raise NotationError(f"a {kind} action's 'seat' must be a seat number from 0 to {MAX_SEATS - 1}")
+            by_seat: tuple[AnyAction, ...] = (VICTIMS if form is ChooseVictim else JESTERS if form is ChooseJester
+                                              else CATCHES)
+            return by_seat[seat]
+        return _SIMPLE[kind]
+
+
+def _json_kind(value: object) -> str:
+    """What a JSON value is, in JSON's words (messages describe a client's input rather than echo all of it)."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _shown(value: object) -> str:
+    """A short quotation of a client's key or value: text (up to 24 characters) and small numbers, else its kind."""
+    if isinstance(value, str):
+        return f"'{value[:24]}...'" if len(value) > 24 else f"'{value}'"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**6:
+        return str(value)
+    return _json_kind(value)
 
 
 AnyAction: TypeAlias = _ActionUnion
@@ -277,6 +318,19 @@ AnyAction: TypeAlias = _ActionUnion
 _SIMPLE: Final[dict[str, AnyAction]] = {"draw": DRAW, "keep": KEEP, "uno": CALL_UNO, "fanfare": FANFARE,
                                        "deal": NEXT_ROUND}
 """The actions without arguments, by their notation (which is also their JSON ``type``)."""
+
+_JSON_FORMS: Final[dict[str, type]] = {
+    "play": Play, "draw": Draw, "keep": Keep, "colour": ChooseColour, "victim": ChooseVictim,
+    "jester": ChooseJester, "uno": CallUno, "catch": Catch, "fanfare": Fanfare, "deal": NextRound,
+}
+"""Every action's JSON ``type``, and its form."""
+_JSON_FIELDS: Final[dict[type, tuple[frozenset[str], tuple[str, ...]]]] = {
+    form: (frozenset(field.name for field in dataclasses.fields(form)),
+           tuple(field.name for field in dataclasses.fields(form) if field.default is dataclasses.MISSING))
+    for form in Action.TYPES
+}
+"""The fields of each form's JSON besides ``type`` (its dataclass's fields, which ``to_json`` writes), and those of
+them without a default (which must be given)."""
 
 
 class Move(NamedTuple):

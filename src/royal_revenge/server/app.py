@@ -14,6 +14,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
+import secrets
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -42,6 +44,7 @@ from .protocol import (
     error_message,
     message_id_of,
     parse_client_message,
+    request_error_message,
 )
 from .store import SYNCHRONOUS, Store
 from .websocket import DIRECT_EXTENSION
@@ -56,11 +59,30 @@ _RATE_PER_SECOND = 20.0
 _RATE_BURST = 40.0
 
 _HTTP_STATUS = {"no_table": 404, "bad_token": 403, "not_host": 403, "table_full": 409, "wrong_phase": 409,
-                "seats_open": 409, "storage": 503}
+                "seats_open": 409, "storage": 503, "name_taken": 409, "already_seated": 409}
 
 
 def _table_error(error: TableError) -> HTTPException:
     return HTTPException(_HTTP_STATUS.get(error.code, 400), {"code": error.code, "message": str(error)})
+
+
+_CLIENT_COOKIE = "rr_client"
+_CLIENT_ID = re.compile(r"[A-Za-z0-9_-]{32}")
+
+
+def _client_id(request: Request, response: Response) -> str:
+    """Who is asking for a seat: a random id in an HttpOnly cookie, made at the first create or join.
+
+    A table refuses a second seat to a client that holds one (one person cannot fill a table), while
+    friends behind one IP address each have their own. A client that keeps no cookies (a script, the
+    terminal client) is a new client with every request.
+    """
+    client = request.cookies.get(_CLIENT_COOKIE)
+    if client is None or not _CLIENT_ID.fullmatch(client):
+        client = secrets.token_urlsafe(24)
+    response.set_cookie(_CLIENT_COOKIE, client, max_age=400 * 86400, path="/api/tables", httponly=True,
+                        samesite="strict", secure=request.url.scheme == "https")
+    return client
 
 
 def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentFactory | None = None,
@@ -100,21 +122,23 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
                              "protocol": PROTOCOL_VERSION}, status_code=200 if db_ok else 503)
 
     @app.post("/api/tables", status_code=201)
-    async def create_table(body: CreateTableRequest, request: Request) -> dict[str, Any]:
+    async def create_table(body: CreateTableRequest, request: Request, response: Response) -> dict[str, Any]:
         try:
             settings = TableSettings.from_json(body.settings)
         except TableError as error:
             raise _table_error(error) from None
         hub = hub_of(request)
-        table, seat, token = await hub.create(settings, body.name, body.age)
+        client = _client_id(request, response)
+        table, seat, token = await hub.create(settings, body.name, body.age, client)
         for level in body.bots[: settings.players - 1]:
             await hub.change(table.code, _adder(token, level))
         return {"code": table.code, "seat": seat, "token": token, "url": f"/t/{table.code}"}
 
     @app.post("/api/tables/{code}/join")
-    async def join_table(code: str, body: JoinRequest, request: Request) -> dict[str, Any]:
+    async def join_table(code: str, body: JoinRequest, request: Request, response: Response) -> dict[str, Any]:
         hub = hub_of(request)
-        seat, token = await hub.change(code, lambda t, now: t.join(body.name, body.age, now))
+        client = _client_id(request, response)
+        seat, token = await hub.change(code, lambda t, now: t.join(body.name, body.age, now, client=client))
         return {"code": code.upper(), "seat": seat, "token": token, "url": f"/t/{code.upper()}"}
 
     @app.get("/api/tables/{code}")
@@ -161,9 +185,7 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
     @app.exception_handler(RequestValidationError)
     async def _on_request_validation(request: Request, error: RequestValidationError) -> JSONResponse:
         # FastAPI's own answer echoes the input, and fails (a 500) when the input holds NaN or Infinity.
-        first = error.errors()[0] if error.errors() else {}
-        where = ".".join(str(part) for part in first.get("loc", ()) if part != "body") or "body"
-        return JSONResponse({"detail": {"code": "bad_request", "message": f"{where}: {first.get('msg', 'invalid')}"}},
+        return JSONResponse({"detail": {"code": "bad_request", "message": request_error_message(error.errors())}},
                             status_code=422)
 
     app.add_middleware(SocketRoute)  # (WebSockets to /ws/{code}: see SocketRoute)

@@ -219,11 +219,13 @@ class Hub:
 
     # ------------------------------------------------------------------ tables
 
-    async def create(self, settings: TableSettings, name: str, age: int | None) -> tuple[Table, int, str]:
+    async def create(self, settings: TableSettings, name: str, age: int | None,
+                     client: str | None = None) -> tuple[Table, int, str]:
+        """Open a table with its host seated (``client``: see :meth:`Table.join`)."""
         table = Table.open(settings, agent_factory=self.agent_factory)
         while table.code in self._live or await self.store.load_table(table.code) is not None:
             table = Table.open(settings, agent_factory=self.agent_factory)
-        seat, token = table.join(name, age, self.clock.now())
+        seat, token = table.join(name, age, self.clock.now(), client=client)
         live = _Live(table)
         self._live[table.code] = live
         async with live.lock:

@@ -1,21 +1,25 @@
 """The WebSocket message protocol (documented in ``docs/protocol.md``; its version is ``PROTOCOL_VERSION``).
 
-Client messages are validated here (size first, then JSON, then the schema); anything that
-does not pass becomes an ``error`` message with a code, and nothing changes.
+Client messages are validated here (size and nesting depth first, then JSON, then the schema);
+anything that does not pass becomes an ``error`` message with a code, and nothing changes.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..session import NAME_LENGTH
+
 __all__ = [
     "PROTOCOL_VERSION",
     "MAX_MESSAGE_BYTES",
+    "MAX_MESSAGE_DEPTH",
     "ProtocolError",
     "ActionMessage",
     "HostMessage",
@@ -28,10 +32,16 @@ __all__ = [
     "ack_message",
     "CreateTableRequest",
     "JoinRequest",
+    "request_error_message",
 ]
 
 PROTOCOL_VERSION: Final = 3
 MAX_MESSAGE_BYTES: Final = 4096
+MAX_MESSAGE_DEPTH: Final = 8
+"""How deeply a message may nest objects and arrays (the protocol needs 2: a message and its action).
+
+Checked before decoding: the decoders recurse, and a message nested 1,000 levels deep (2 KB)
+made them raise ``RecursionError``."""
 
 
 class ProtocolError(ValueError):
@@ -85,6 +95,9 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
         raise ProtocolError("bad_message", "messages are JSON text frames, not binary")
     if len(text) > MAX_MESSAGE_BYTES or len(text.encode()) > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes")
+    if _too_deep(text):
+        raise ProtocolError("bad_message",
+                            f"a message must not nest objects and arrays more than {MAX_MESSAGE_DEPTH} levels deep")
     try:
         return _decode(text)
     except msgspec.ValidationError as error:
@@ -93,6 +106,34 @@ def parse_client_message(text: str | bytes) -> ClientMessage:
         raise ProtocolError("bad_message", _plain(str(error)), message_id_of(text)) from None
     except msgspec.DecodeError:
         raise ProtocolError("bad_json", "the message is not valid JSON") from None
+
+
+def _too_deep(text: str) -> bool:
+    """Whether ``text`` opens more than ``MAX_MESSAGE_DEPTH`` objects and arrays inside each other (outside strings).
+
+    The nesting cannot be deeper than the number of brackets, so the scan is skipped for almost every message.
+    """
+    if text.count("{") + text.count("[") <= MAX_MESSAGE_DEPTH:
+        return False
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{" or char == "[":
+            depth += 1
+            if depth > MAX_MESSAGE_DEPTH:
+                return True
+        elif char == "}" or char == "]":
+            depth -= 1
+    return False
 
 
 def _plain(reason: str) -> str:
@@ -104,11 +145,11 @@ def _plain(reason: str) -> str:
 
 def message_id_of(text: str | bytes) -> str | None:
     """The well-formed ``id`` of a message, if it has one: to answer a message refused unread (rate limit)."""
-    if not isinstance(text, str) or len(text) > MAX_MESSAGE_BYTES:
+    if not isinstance(text, str) or len(text) > MAX_MESSAGE_BYTES or _too_deep(text):
         return None
     try:
         data = json.loads(text)
-    except (ValueError, RecursionError):
+    except ValueError:
         return None
     message_id = data.get("id") if isinstance(data, dict) else None
     return message_id if isinstance(message_id, str) and _ID_PATTERN.fullmatch(message_id) else None
@@ -126,10 +167,13 @@ def ack_message(message_id: str, version: int) -> str:
 
 
 class CreateTableRequest(BaseModel):
-    """``POST /api/tables``: the creator's name and age, and the table's settings."""
+    """``POST /api/tables``: the creator's name and age, and the table's settings.
+
+    A name is only checked to be text here: the table checks the rest (``Table.join``), for every front end.
+    """
 
     model_config = ConfigDict(extra="forbid")
-    name: Annotated[str, Field(min_length=1, max_length=24)]
+    name: str
     age: Annotated[int, Field(ge=0, le=150)] | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
     bots: list[Literal["easy", "normal", "hard"]] = Field(default_factory=list, max_length=5)
@@ -139,5 +183,32 @@ class JoinRequest(BaseModel):
     """``POST /api/tables/{code}/join``."""
 
     model_config = ConfigDict(extra="forbid")
-    name: Annotated[str, Field(min_length=1, max_length=24)]
+    name: str
     age: Annotated[int, Field(ge=0, le=150)] | None = None
+
+
+_FIELD_RULES: Final = {
+    "name": f"a name must be text of 1 to {NAME_LENGTH} characters",
+    "age": "age must be a whole number from 0 to 150, or left out",
+    "settings": "settings must be a JSON object",
+    "bots": "bots must be a list of at most 5 bot levels, each easy, normal or hard",
+}
+"""What each request field must be, in the words of the API's documentation (docs/protocol.md)."""
+
+
+def request_error_message(errors: Sequence[Any]) -> str:
+    """A request body's first validation error (FastAPI's ``RequestValidationError.errors()``) in plain words.
+
+    FastAPI's own words name pydantic's types and echo the input; these say what the field must be.
+    """
+    first = errors[0] if errors and isinstance(errors[0], Mapping) else {}
+    kind = first.get("type")
+    where = [part for part in first.get("loc", ()) if part != "body"]
+    if kind == "json_invalid":
+        return "the request body is not valid JSON"
+    if not where or not isinstance(where[0], str):
+        return "the request body must be a JSON object"
+    field = where[0]
+    if kind == "extra_forbidden":
+        return f"the request has a field it does not take: '{field[:24]}'"
+    return _FIELD_RULES.get(field, f"'{field[:24]}' is not valid")

@@ -2,6 +2,7 @@
 
 from .table import (
     BOT_LEVELS,
+    NAME_LENGTH,
     SLOW_LEVELS,
     BotTurn,
     LoggedMove,
@@ -13,5 +14,5 @@ from .table import (
     TableSettings,
 )
 
-__all__ = ["BOT_LEVELS", "SLOW_LEVELS", "BotTurn", "LoggedMove", "Phase", "Seat", "SeatKind", "Table", "TableError",
-           "TableSettings"]
+__all__ = ["BOT_LEVELS", "NAME_LENGTH", "SLOW_LEVELS", "BotTurn", "LoggedMove", "Phase", "Seat", "SeatKind", "Table",
+           "TableError", "TableSettings"]

@@ -18,6 +18,7 @@ import functools
 import hashlib
 import itertools
 import random
+import re
 import secrets
 import unicodedata
 from collections import deque
@@ -48,8 +49,8 @@ from ..engine import (
 from ..engine import events as ev
 from ..narration import describe_event
 
-__all__ = ["BOT_LEVELS", "SLOW_LEVELS", "BotTurn", "Phase", "SeatKind", "Seat", "TableError", "TableSettings",
-           "Table", "LoggedMove"]
+__all__ = ["BOT_LEVELS", "NAME_LENGTH", "SLOW_LEVELS", "BotTurn", "Phase", "SeatKind", "Seat", "TableError",
+           "TableSettings", "Table", "LoggedMove"]
 
 BOT_LEVELS: Final = ("easy", "normal", "hard")
 SLOW_LEVELS: Final = frozenset({"hard"})
@@ -169,6 +170,8 @@ class Seat:
     age: int | None = None
     level: str | None = None
     token_hash: str | None = None
+    client_hash: str | None = None
+    """The hash of the client (a browser's cookie) that took this person's seat: one client, one seat."""
     connected: bool = False
     disconnected_at: float | None = None
     timeouts: int = 0
@@ -377,19 +380,33 @@ class Table:
         return cls(code or new_code(), settings, seed=secrets.randbits(63) if seed is None else seed,
                    agent_factory=agent_factory)
 
-    def join(self, name: str, age: int | None, now: float) -> tuple[int, str]:
-        """Take the first open seat; returns the seat and its secret token. The first person becomes host."""
+    def join(self, name: str, age: int | None, now: float, *, client: str | None = None) -> tuple[int, str]:
+        """Take the first open seat; returns the seat and its secret token. The first person becomes host.
+
+        ``client`` is an opaque id of whoever asks (the server's cookie): a client that holds a seat
+        here already is refused another, so that one person cannot fill a table. Names are unique at
+        a table, whatever their case.
+        """
         name = _clean_name(name)
         if age is not None and (isinstance(age, bool) or not isinstance(age, int) or not 0 <= age <= 150):
             raise TableError("bad_request", "age must be a whole number from 0 to 150, or left out")
         if self.phase is not Phase.LOBBY:
             raise TableError("wrong_phase", "the game has started; watch as a spectator")
+        client_hash = _hash_client(self.code, client) if client is not None else None
+        key = _name_key(name)
+        for seat in self.seats:
+            if client_hash is not None and seat.client_hash == client_hash and seat.kind is SeatKind.HUMAN:
+                raise TableError("already_seated", f"you already have a seat at this table, as {seat.name}; "
+                                                   "each person may take one seat")
         open_seats = [i for i, seat in enumerate(self.seats) if seat.kind is SeatKind.OPEN]
         if not open_seats:
             raise TableError("table_full", f"all {len(self.seats)} seats are taken")
+        for seat in self.seats:
+            if seat.kind is not SeatKind.OPEN and _name_key(seat.name) == key:
+                raise TableError("name_taken", f"{seat.name} is already at this table; choose another name")
         index = open_seats[0]
         token = secrets.token_urlsafe(24)
-        self.seats[index] = Seat(SeatKind.HUMAN, name, age, token_hash=_hash_token(token))
+        self.seats[index] = Seat(SeatKind.HUMAN, name, age, token_hash=_hash_token(token), client_hash=client_hash)
         self._seats_changed()
         if self.host is None:
             self.host = index
@@ -429,27 +446,35 @@ class Table:
         if not open_seats:
             raise TableError("table_full", f"all {len(self.seats)} seats are taken")
         index = open_seats[0]
-        self.seats[index] = Seat(SeatKind.BOT, f"{level.capitalize()} bot {index + 1}", level=level)
+        self.seats[index] = Seat(SeatKind.BOT, _bot_name(level, index), level=level)
         self._seats_changed()
         self._changed()
         return index
 
     def remove(self, token: str | None, seat: int, now: float) -> None:
-        """Host: remove a bot, or kick a person (their token stops working). In play a bot takes the seat."""
+        """Host: remove a bot, or kick a person (their token stops working). In play a bot takes the seat.
+
+        In the lobby anyone may be removed. Once a game is dealt a person's seat goes to a bot only when
+        they have left (no connection) or timed out: a host cannot take a seat from someone playing.
+        """
         host = self._host_check(token)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
-            raise TableError("bad_request", f"there is no seat {seat!r}")
+            raise TableError("bad_request", f"there is no such seat (this table has {len(self.seats)})")
         if seat == host:
             raise TableError("bad_request", "the host cannot remove themselves")
         current = self.seats[seat]
         if current.kind is SeatKind.OPEN:
-            raise TableError("bad_request", f"seat {seat} is already open")
+            raise TableError("bad_request", f"seat {seat + 1} is already open")
         if self.phase is Phase.LOBBY:
             self.seats[seat] = Seat()
             self._seats_changed()
         else:
+            if (current.kind is SeatKind.HUMAN and current.connected and not current.autopilot
+                    and not current.timeouts):
+                raise TableError("still_playing", f"{current.name} is still playing; a seat can be handed to a bot "
+                                                  "only when its player has left or timed out")
             # A game needs every seat: a bot takes over the kicked player's cards.
-            self.seats[seat] = Seat(SeatKind.BOT, f"Normal bot {seat + 1}", level="normal")
+            self.seats[seat] = Seat(SeatKind.BOT, _bot_name("normal", seat), level="normal")
             self._seats_changed()
         self._changed()
         self._schedule(now)
@@ -1063,15 +1088,46 @@ def new_code(length: int = 6) -> str:
     return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(length))
 
 
+NAME_LENGTH: Final = 24
+"""The most characters a person's name may have."""
+_HIDDEN_CATEGORIES: Final = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
+"""Unicode categories of characters that show nothing or steer the text (controls, formats such as U+200B and
+the right-to-left override U+202E, private use, unassigned, surrogates, line and paragraph separators)."""
+_BLANKS: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f\u17b4\u17b5")
+"""Characters of visible categories that draw nothing (Hangul fillers, the blank Braille pattern, ...)."""
+_BOT_NAME: Final = re.compile(rf"(?:{'|'.join(BOT_LEVELS)}) bot \d+")
+
+
+def _bot_name(level: str, seat: int) -> str:
+    """A bot's name: its level and its seat as people count them (``Hard bot 3``); no person may take one."""
+    return f"{level.capitalize()} bot {seat + 1}"
+
+
+def _name_key(name: str) -> str:
+    """What two names must not share at one table: ``ANN``, ``ann`` and a full-width ``Ann`` are one name."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 def _clean_name(name: object) -> str:
+    """A person's name as shown: trimmed, inner spaces collapsed; refused in plain words if it is not fit to show."""
     if not isinstance(name, str):
         raise TableError("bad_request", "a name must be text")
-    cleaned = " ".join(name.split())
-    if not 1 <= len(cleaned) <= 24:
-        raise TableError("bad_request", "a name must have 1 to 24 characters")
-    if any(unicodedata.category(char) == "Cc" for char in cleaned):
-        raise TableError("bad_request", "a name must not contain control characters")
+    cleaned = unicodedata.normalize("NFC", name).strip()
+    if any(unicodedata.category(char) in _HIDDEN_CATEGORIES or char in _BLANKS for char in cleaned):
+        raise TableError("bad_request", "a name must not contain invisible or control characters")
+    cleaned = " ".join(cleaned.split())  # (runs of spaces, no-break spaces included, become one space)
+    if not 1 <= len(cleaned) <= NAME_LENGTH:
+        raise TableError("bad_request", f"a name must have 1 to {NAME_LENGTH} characters")
+    if not any(unicodedata.category(char)[0] in "LNPS" for char in cleaned):
+        raise TableError("bad_request", "a name must have a letter, a digit or a symbol that can be seen")
+    if _BOT_NAME.fullmatch(_name_key(cleaned)):
+        raise TableError("bad_request", f"{cleaned} is a name kept for the table's bots; choose another name")
     return cleaned
+
+
+def _hash_client(code: str, client: str) -> str:
+    # With the table's code: the same browser's seats at two tables do not share a hash.
+    return hashlib.sha256(f"{code}/{client}".encode()).hexdigest()
 
 
 # Keep dataclass helpers referenced for readers: seats are replaced whole, never mutated by views.

@@ -1,0 +1,1 @@
+"""Tests of the real-time table (session layer) without a server."""

@@ -130,7 +130,7 @@ class CreateTableRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     name: Annotated[str, Field(min_length=1, max_length=24)]
-    age: Annotated[int, Field(ge=0, le=150)] | None = None
+    age: Annotated[int, Field(ge=0, le=150, strict=True)] | None = None  # (strict: ``false`` is no age)
     settings: dict[str, Any] = Field(default_factory=dict)
     bots: list[Literal["easy", "normal", "hard"]] = Field(default_factory=list, max_length=5)
 
@@ -140,4 +140,4 @@ class JoinRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     name: Annotated[str, Field(min_length=1, max_length=24)]
-    age: Annotated[int, Field(ge=0, le=150)] | None = None
+    age: Annotated[int, Field(ge=0, le=150, strict=True)] | None = None  # (strict: ``false`` is no age)

@@ -213,7 +213,7 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
         # FastAPI's own answer echoes the input, and fails (a 500) when the input holds NaN or Infinity.
         first = error.errors()[0] if error.errors() else {}
         where = ".".join(str(part) for part in first.get("loc", ()) if part != "body") or "body"
-        return JSONResponse({"detail": {"code": "bad_request", "message": f"{where}: {first.get('msg', 'invalid')}"}},
+        return JSONResponse({"detail": {"code": "bad_request", "message": f"{where}: {str(first.get('msg', 'invalid')).removeprefix('Value error, ')}"}},
                             status_code=422)
 
     app.add_middleware(SocketRoute)  # (WebSockets to /ws/{code}: see SocketRoute)

@@ -11,7 +11,7 @@ import re
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -125,12 +125,25 @@ def ack_message(message_id: str, version: int) -> str:
     return _encode_json({"type": "ack", "id": message_id, "version": version}).decode()
 
 
+def _whole_number(value: object) -> object:
+    """A JSON number with no fraction (``9`` or ``9.0``, as JSON Schema's ``integer``), never ``true`` or ``"9"``."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("must be a whole number")
+    return value
+
+
+Age = Annotated[int, Field(ge=0, le=150), BeforeValidator(_whole_number)]
+"""A person's age in years (it only decides who deals first)."""
+
+
 class CreateTableRequest(BaseModel):
     """``POST /api/tables``: the creator's name and age, and the table's settings."""
 
     model_config = ConfigDict(extra="forbid")
     name: Annotated[str, Field(min_length=1, max_length=24)]
-    age: Annotated[int, Field(ge=0, le=150, strict=True)] | None = None  # (strict: ``false`` is no age)
+    age: Age | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
     bots: list[Literal["easy", "normal", "hard"]] = Field(default_factory=list, max_length=5)
 
@@ -140,4 +153,4 @@ class JoinRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     name: Annotated[str, Field(min_length=1, max_length=24)]
-    age: Annotated[int, Field(ge=0, le=150, strict=True)] | None = None  # (strict: ``false`` is no age)
+    age: Age | None = None

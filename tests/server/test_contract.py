@@ -16,7 +16,7 @@ import pytest
 
 from royal_revenge.server.throttle import Limits
 
-from .conftest import LIFTED_LIMITS, running_server
+from .conftest import LIFTED_LIMITS, Server, running_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]
 
@@ -52,3 +52,22 @@ async def test_the_api_keeps_its_openapi_contract(tmp_path: Path, limits: str) -
         else:
             config.write_text(CONFIG)
         await _schemathesis(server.port, config)
+
+
+async def test_the_frameworks_own_refusals_answer_in_the_documented_shape(server: Server) -> None:
+    async with server.http() as http:
+        not_json = await http.post("/api/tables", content=b"\xff{", headers={"Content-Type": "application/json"})
+        assert not_json.status_code == 400
+        assert not_json.json() == {"detail": {"code": "bad_request", "message": "the request body is not valid JSON"}}
+        broken = await http.post("/api/tables", content=b'{"name": ', headers={"Content-Type": "application/json"})
+        assert broken.status_code == 422 and set(broken.json()["detail"]) == {"code", "message"}
+        wrong_method = await http.put("/api/tables")
+        assert wrong_method.status_code == 405 and wrong_method.headers["Allow"] == "POST"
+        assert wrong_method.json() == {"detail": {"code": "method_not_allowed", "message": "method not allowed"}}
+        assert (await http.get("/api/nothing")).json() == {"detail": {"code": "not_found", "message": "not found"}}
+        for age in (True, "9", 9.5):
+            refused = await http.post("/api/tables", json={"name": "Ann", "age": age})
+            assert refused.status_code == 422, age
+            assert refused.json() == {"detail": {"code": "bad_request", "message": "age: must be a whole number"}}
+        assert (await http.post("/api/tables", json={"name": "Ann", "age": 9.0})).status_code == 201
+        assert server.hub.table_count == 1

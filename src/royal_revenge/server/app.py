@@ -25,8 +25,8 @@ from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..session import Phase, Table, TableError, TableSettings
 from ..session.table import AgentFactory, normalize_code
@@ -65,6 +65,11 @@ _HTTP_STATUS = {"no_table": 404, "bad_token": 403, "not_host": 403, "table_full"
 
 _FRAMEWORK_CODES = {404: "not_found", 405: "method_not_allowed"}
 _FRAMEWORK_MESSAGES = {"There was an error parsing the body": "the request body is not valid JSON"}
+
+
+def _plain_reason(error: Any) -> str:
+    """pydantic's reason for a refused field, without its ``Value error,`` prefix (our own validators' words)."""
+    return str(error.get("msg", "invalid")).removeprefix("Value error, ")
 
 
 def _table_error(error: TableError) -> HTTPException:
@@ -198,7 +203,7 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
     @app.exception_handler(StarletteHTTPException)
     async def _on_http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
         # The framework's own refusals (a body that is not JSON, an unknown path, a wrong method) in the API's shape.
-        detail = error.detail
+        detail: Any = error.detail
         if not isinstance(detail, dict):
             detail = {"code": _FRAMEWORK_CODES.get(error.status_code, "bad_request"),
                       "message": _FRAMEWORK_MESSAGES.get(str(detail), str(detail).lower())}
@@ -213,7 +218,7 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
         # FastAPI's own answer echoes the input, and fails (a 500) when the input holds NaN or Infinity.
         first = error.errors()[0] if error.errors() else {}
         where = ".".join(str(part) for part in first.get("loc", ()) if part != "body") or "body"
-        return JSONResponse({"detail": {"code": "bad_request", "message": f"{where}: {str(first.get('msg', 'invalid')).removeprefix('Value error, ')}"}},
+        return JSONResponse({"detail": {"code": "bad_request", "message": f"{where}: {_plain_reason(first)}"}},
                             status_code=422)
 
     app.add_middleware(SocketRoute)  # (WebSockets to /ws/{code}: see SocketRoute)

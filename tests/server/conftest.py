@@ -58,7 +58,7 @@ def no_rate_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(server_app, "_RATE_PER_SECOND", 1e9)
 
 
-LIFTED_LIMITS = throttle.Limits(create="", join="", lookup="", miss="", tables_per_address=1_000_000_000)
+LIFTED_LIMITS = throttle.LIFTED
 """The per-address limits with no rate limits (the idle tables are still let go)."""
 
 

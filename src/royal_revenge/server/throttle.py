@@ -23,7 +23,7 @@ from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from ..session import TableError
 from .protocol import error_message
 
-__all__ = ["DEFAULT_LIMITS", "RATE_LIMITED_CLOSE", "Limits", "RateLimited", "Throttle", "address_of",
+__all__ = ["DEFAULT_LIMITS", "LIFTED", "RATE_LIMITED_CLOSE", "Limits", "RateLimited", "Throttle", "address_of",
            "refuse_socket"]
 
 RATE_LIMITED_CLOSE: Final = 4429
@@ -52,6 +52,10 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 """The limits a server gets unless told otherwise (the tests' harness lifts the rate limits here)."""
+
+LIFTED: Final = Limits(create="", join="", lookup="", miss="", tables_per_address=1_000_000_000)
+"""No rate limits and no bound on live tables per address (``serve --no-rate-limits``: load tests); idle tables
+are still let go."""
 
 
 class RateLimited(Exception):

@@ -13,7 +13,7 @@ from royal_revenge.server.throttle import RATE_LIMITED_CLOSE, Limits
 from royal_revenge.session import Phase, Table, TableSettings
 from royal_revenge.session.table import CODE_LENGTH
 
-from .conftest import LIFTED_LIMITS, Client, Driver, Server, running_server, settle
+from .conftest import Client, Driver, Server, running_server, settle
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
@@ -192,8 +192,3 @@ async def test_live_tables_are_bounded_per_address(tmp_path: Path) -> None:
             await server.clock.advance(limits.lobby_idle_seconds + 120)
             assert server.hub.table_count == 0, round_no
 
-
-def test_the_tests_lift_the_limits() -> None:
-    import royal_revenge.server.throttle as throttle
-
-    assert throttle.DEFAULT_LIMITS is LIFTED_LIMITS  # (conftest's fixture: the tests above set their own)

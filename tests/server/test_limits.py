@@ -13,7 +13,7 @@ from royal_revenge.server.throttle import RATE_LIMITED_CLOSE, Limits
 from royal_revenge.session import Phase, Table, TableSettings
 from royal_revenge.session.table import CODE_LENGTH
 
-from .conftest import Client, Driver, Server, running_server, settle
+from .conftest import Client, Driver, Server, open_game, running_server, settle, step_clock
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
@@ -192,3 +192,16 @@ async def test_live_tables_are_bounded_per_address(tmp_path: Path) -> None:
             await server.clock.advance(limits.lobby_idle_seconds + 120)
             assert server.hub.table_count == 0, round_no
 
+
+
+async def test_a_game_nobody_watches_plays_on_and_is_let_go_once_over(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "t.db", limits=NO_RATES) as server:
+        code, humans, _, _ = await open_game(server, humans=1, bots=["easy", "easy"],
+                                             settings={"bot_delay_seconds": 30.0})  # (one round: see open_game)
+        await humans[0].close()  # everyone leaves: the grace time runs out, a bot plays the seat
+        start = server.clock.now()
+        while server.table(code).phase is Phase.PLAYING:  # (the table is still in memory, or this fails)
+            await step_clock(server, code)
+        assert server.clock.now() - start > NO_RATES.playing_idle_seconds  # it played on, unwatched, all along
+        await server.clock.advance(NO_RATES.finished_idle_seconds + 120)
+        assert code not in server.hub._live

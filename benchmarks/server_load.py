@@ -610,7 +610,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="mean delay before each action (uniform 0.5x..1.5x), like a person's; default 0: "
                              "as fast as the rules allow, which saturates the server (closed loop)")
     parser.add_argument("--workers", type=int, default=2, help="client processes (default 2)")
-    parser.add_argument("--url", help="use a running server at http://127.0.0.1:PORT instead of starting one")
+    parser.add_argument("--url", help="use a running server at http://127.0.0.1:PORT instead of starting one "
+                                      "(started with --no-rate-limits: every simulated player has one address)")
     parser.add_argument("--server-pid", type=int, help="with --url: the server's pid, to report its CPU and memory")
     parser.add_argument("--port", type=int, default=0, help="port for the started server (default: a free one)")
     parser.add_argument("--db", help="SQLite file for the started server (default: a temporary file)")
@@ -702,8 +703,9 @@ def _round(args: argparse.Namespace, parser: argparse.ArgumentParser, settings: 
             db = args.db or str(temp_dir / "load.db")
             command = (args.server_cmd.split() if args.server_cmd else
                        [str(Path(sys.executable).with_name("royal-revenge"))])
+            # (every simulated player comes from 127.0.0.1: the per-address limits would stop the load at once)
             command += ["serve", "--host", "127.0.0.1", "--port", str(port), "--db", db,
-                        "--log-level", args.server_log_level, *args.server_arg]
+                        "--log-level", args.server_log_level, "--no-rate-limits", *args.server_arg]
             with log_path.open("wb") as log_file:
                 nice = args.server_nice
                 process = subprocess.Popen(command, stdout=log_file, stderr=log_file, start_new_session=True,

@@ -371,7 +371,13 @@ def tournament(
               help="An SQLite database's durability: 'full' syncs every commit to the disk (an acknowledged move "
                    "survives a power loss); 'normal' survives the server being killed but may lose the last moves "
                    "in a power loss or OS crash, for less disk work.")
-def serve(host: str, port: int, db: str | None, log_level: str, sqlite_sync: str) -> None:
+@click.option("--forwarded-allow-ips", default=None, metavar="IPS",
+              help="Proxies whose X-Forwarded-For names the client (comma-separated; '*' for any).  "
+                   "[default: $FORWARDED_ALLOW_IPS or 127.0.0.1]")
+@click.option("--no-rate-limits", is_flag=True,
+              help="Lift the per-address rate limits and live-table bound (load tests on a trusted network only).")
+def serve(host: str, port: int, db: str | None, log_level: str, sqlite_sync: str, forwarded_allow_ips: str | None,
+          no_rate_limits: bool) -> None:
     """Run the online tables server (browser page, HTTP API and WebSockets)."""
     import asyncio
     import socket
@@ -408,13 +414,18 @@ def serve(host: str, port: int, db: str | None, log_level: str, sqlite_sync: str
     click.echo(f"UNO Royal Revenge: open http://{host}:{port}/ (database {url.split('://')[0]})", err=True)
     import gc
 
-    app = create_app(url, synchronous=sqlite_sync)
+    from .server.throttle import DEFAULT_LIMITS, LIFTED
+
+    app = create_app(url, limits=LIFTED if no_rate_limits else DEFAULT_LIMITS, synchronous=sqlite_sync)
     gc.freeze()  # start-up objects never die: keep them out of every later collection
     # A collection's pause grows with what it scans: every 5,000 new objects (700 by default) keeps the young ones
     # short, and the middle generation, collected every 10 of them, small. (At 50,000 and 20, with 4,000 players
     # connected, young collections took 60-110 ms and middle ones 600 ms: p99 630 ms at a person's pace.)
     gc.set_threshold(5_000, 10, 1_000)
-    uvicorn.run(app, host=host, port=port, log_config=None, log_level=log_level, **SERVER_OPTIONS)
+    # (uvicorn's proxy headers: the client's address, which the per-address limits count, is the forwarded one only
+    # from the proxies trusted here.)
+    uvicorn.run(app, host=host, port=port, log_config=None, log_level=log_level, proxy_headers=True,
+                forwarded_allow_ips=forwarded_allow_ips, **SERVER_OPTIONS)
 
 
 # --- play (the terminal game) ------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import uvicorn
 import websockets
 
 import royal_revenge.server.app as server_app
+import royal_revenge.server.throttle as throttle
 from royal_revenge.bots import RandomAgent
 from royal_revenge.client import merge_state
 from royal_revenge.engine import AnyAction, Observation, Play
@@ -55,6 +56,17 @@ def no_rate_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     rate limit in-process; ``test_a_flood_is_answered_with_rate_limit_errors`` puts it back."""
     monkeypatch.setattr(server_app, "_RATE_BURST", 1e9)
     monkeypatch.setattr(server_app, "_RATE_PER_SECOND", 1e9)
+
+
+LIFTED_LIMITS = throttle.LIFTED
+"""The per-address limits with no rate limits (the idle tables are still let go)."""
+
+
+@pytest.fixture(autouse=True)
+def no_address_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every scripted player and bot of a test comes from 127.0.0.1, faster than any family: lift the per-address
+    limits of servers started from now on (``test_limits.py`` gives its servers the real ones)."""
+    monkeypatch.setattr(throttle, "DEFAULT_LIMITS", LIFTED_LIMITS)
 
 
 def random_agents(level: str, seed: int) -> RandomAgent:
@@ -157,14 +169,16 @@ def server_state(server: Server) -> dict[str, Any]:
 
 @contextlib.asynccontextmanager
 async def running_server(db: Path | str, *, clock: FakeClock | None = None,
-                         agent_factory: Callable[[str, int], Any] | None = eager_agents) -> AsyncIterator[Server]:
+                         agent_factory: Callable[[str, int], Any] | None = eager_agents,
+                         limits: throttle.Limits | None = None) -> AsyncIterator[Server]:
     """A uvicorn server in this event loop on a free port of 127.0.0.1, with a fake clock.
 
-    ``db`` is an SQLite file, or a database URL (PostgreSQL: :func:`postgres_cluster`).
+    ``db`` is an SQLite file, or a database URL (PostgreSQL: :func:`postgres_cluster`); ``limits`` the per-address
+    limits (by default lifted: :func:`no_address_limits`).
     """
     clock = clock or FakeClock()
     app = create_app(db if isinstance(db, str) else f"sqlite+aiosqlite:///{db}", clock=clock,
-                     agent_factory=agent_factory)
+                     agent_factory=agent_factory, limits=limits)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **SERVER_OPTIONS)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())

@@ -129,7 +129,11 @@ async def test_an_unreachable_server_fails_with_a_reason() -> None:
 def test_join_targets() -> None:
     assert parse_join_target("https://rr.example:8443/t/abc234/") == ("https://rr.example:8443", "ABC234")
     assert parse_join_target("abc234", "http://localhost:9000") == ("http://localhost:9000", "ABC234")
-    for bad in ("http://host/x/ABCD", "ab", "ftp://host/t/ABCD", "A B C D"):
+    # A 10-letter code as people read it out or copy it: grouped, with spaces, in lower case.
+    for typed in ("k7qmp-wxab3", " K7QMP WXAB3 ", "K7QMPWXAB3"):
+        assert parse_join_target(typed) == ("http://127.0.0.1:8000", "K7QMPWXAB3")
+    assert parse_join_target("http://h:1/t/k7qmp-wxab3") == ("http://h:1", "K7QMPWXAB3")
+    for bad in ("http://host/x/ABCD", "ab", "ftp://host/t/ABCD", "AB_CD", "http://host/t/AB!CD", "http://host/t/a/b"):
         with pytest.raises(ClientError):
             parse_join_target(bad)
 

@@ -168,11 +168,14 @@ def test_two_browsers_play_each_other(browser: Any, server_url: str) -> None:
     guest, guest_errors = new_page(browser)
     code = open_table(host, server_url, name="Host", age=30, seats=2, bots=[""])
     guest.goto(server_url + "/")
-    guest.fill("#j-code", code.lower())
+    grouped = f"{code[:5]}-{code[5:]}"  # as the host reads it out
+    assert len(code) == 10 and host.inner_text("#lobby-code") == grouped
+    guest.fill("#j-code", grouped.lower())
     guest.fill("#j-name", "Guest")
     guest.fill("#j-age", "8")
     guest.click("#join-btn")
     guest.wait_for_selector("#lobby:not([hidden])")
+    assert guest.evaluate("window.rr.code") == code and guest.inner_text("#t-code") == grouped
     host.wait_for_function("window.rr.view.seats[1].kind === 'human'")
     host.click("#start-game")
     # The guest is younger, so the guest is King and chooses the Jester.

@@ -14,37 +14,43 @@ import re
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from ..session.table import display_code, normalize_code
 from .base import BaseClient, ClientError
 
 __all__ = ["DEFAULT_SERVER", "RemoteClient", "parse_join_target"]
 
 DEFAULT_SERVER: Final = "http://127.0.0.1:8000"
-_CODE: Final = re.compile(r"^[A-Za-z0-9]{4,16}$")
-_TABLE_PATH: Final = re.compile(r"^/t/([A-Za-z0-9]{4,16})/?$")
-_FATAL_CLOSE: Final = {4403: "your seat token is not valid at this table any more", 4404: "there is no such table"}
+_CODE: Final = re.compile(r"^[A-Z0-9]{4,16}$")
+"""A table code once its grouping dashes and spaces are dropped (:func:`normalize_code`)."""
+_TABLE_PATH: Final = re.compile(r"^/t/([^/]+)/?$")
+_FATAL_CLOSE: Final = {4403: "your seat token is not valid at this table any more", 4404: "there is no such table",
+                       4429: "too many tries from your address; wait a minute and try again"}
 
 
 def parse_join_target(target: str, server: str = DEFAULT_SERVER) -> tuple[str, str]:
-    """The server's base URL and the table's code, from an invite link or a bare code.
+    """The server's base URL and the table's code, from an invite link or a bare code (grouped or not, any case).
 
     >>> parse_join_target("http://example.org:8000/t/abcd23")
     ('http://example.org:8000', 'ABCD23')
-    >>> parse_join_target("XYZ789", "http://127.0.0.1:9000/")
-    ('http://127.0.0.1:9000', 'XYZ789')
+    >>> parse_join_target("k7qmp-wxab3", "http://127.0.0.1:9000/")
+    ('http://127.0.0.1:9000', 'K7QMPWXAB3')
     """
     target = target.strip()
     if "://" in target:
         parts = urlsplit(target)
         match = _TABLE_PATH.match(parts.path)
-        if parts.scheme not in ("http", "https") or not parts.netloc or match is None:
+        code = normalize_code(match.group(1)) if match is not None else ""
+        if parts.scheme not in ("http", "https") or not parts.netloc or not _CODE.match(code):
             raise ClientError(f"{target!r} is not a table link (expected http://HOST:PORT/t/CODE)")
-        return f"{parts.scheme}://{parts.netloc}", match.group(1).upper()
-    if not _CODE.match(target):
-        raise ClientError(f"{target!r} is not a table code (4 to 16 letters and digits) or a table link")
+        return f"{parts.scheme}://{parts.netloc}", code
+    code = normalize_code(target)
+    if not _CODE.match(code):
+        raise ClientError(f"{target!r} is not a table code (letters and digits, with or without dashes) "
+                          "or a table link")
     parts = urlsplit(server.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ClientError(f"{server!r} is not a server address (expected http://HOST:PORT)")
-    return f"{parts.scheme}://{parts.netloc}", target.upper()
+    return f"{parts.scheme}://{parts.netloc}", code
 
 
 class RemoteClient(BaseClient):
@@ -54,7 +60,7 @@ class RemoteClient(BaseClient):
                  token: str | None = None, max_delay: float = 10.0) -> None:
         super().__init__()
         self.base_url = base_url.rstrip("/")
-        self.code = code.upper()
+        self.code = normalize_code(code)
         self.name = name
         self.age = age
         self.token = token
@@ -80,7 +86,7 @@ class RemoteClient(BaseClient):
             await asyncio.wait_for(asyncio.shield(self._first), 20)
         except TimeoutError:
             await self.close()
-            raise ClientError(f"the table {self.code} at {self.base_url} did not answer") from None
+            raise ClientError(f"the table {display_code(self.code)} at {self.base_url} did not answer") from None
         except ClientError:
             await self.close()
             raise
@@ -101,7 +107,8 @@ class RemoteClient(BaseClient):
         if response.status_code != 200:
             detail = data.get("detail") if isinstance(data, dict) else None
             message = detail.get("message") if isinstance(detail, dict) else None
-            raise ClientError(f"cannot join table {self.code}: {message or f'HTTP {response.status_code}'}")
+            raise ClientError(f"cannot join table {display_code(self.code)}: "
+                              f"{message or f'HTTP {response.status_code}'}")
         self.token = data["token"]
         self.seat = data["seat"]
 
@@ -135,7 +142,7 @@ class RemoteClient(BaseClient):
                 text = _FATAL_CLOSE[close_code]
                 self.status(text, False)
                 if self._first is not None and not self._first.done():
-                    self._first.set_exception(ClientError(f"table {self.code}: {text}"))
+                    self._first.set_exception(ClientError(f"table {display_code(self.code)}: {text}"))
                 return
             delay = min(self.max_delay, 0.5 * 2**retry)
             retry += 1

@@ -28,9 +28,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..session import Phase, Table, TableError, TableSettings
-from ..session.table import AgentFactory
+from ..session.table import AgentFactory, normalize_code
+from . import throttle
+from .errors import Health, error_responses
 from .hub import Clock, Hub, Subscriber
 from .protocol import (
     PROTOCOL_VERSION,
@@ -47,6 +50,7 @@ from .protocol import (
     request_error_message,
 )
 from .store import SYNCHRONOUS, Store
+from .throttle import Limits, RateLimited, Throttle, address_of, refuse_socket
 from .websocket import DIRECT_EXTENSION
 
 __all__ = ["create_app"]
@@ -59,7 +63,11 @@ _RATE_PER_SECOND = 20.0
 _RATE_BURST = 40.0
 
 _HTTP_STATUS = {"no_table": 404, "bad_token": 403, "not_host": 403, "table_full": 409, "wrong_phase": 409,
-                "seats_open": 409, "storage": 503, "name_taken": 409, "already_seated": 409}
+                "seats_open": 409, "too_many_tables": 409, "storage": 503, "name_taken": 409, "already_seated": 409}
+
+
+_FRAMEWORK_CODES = {404: "not_found", 405: "method_not_allowed"}
+_FRAMEWORK_MESSAGES = {"There was an error parsing the body": "the request body is not valid JSON"}
 
 
 def _table_error(error: TableError) -> HTTPException:
@@ -86,14 +94,21 @@ def _client_id(request: Request, response: Response) -> str:
 
 
 def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentFactory | None = None,
-               store: Store | None = None, synchronous: str = SYNCHRONOUS[0]) -> FastAPI:
+               store: Store | None = None, limits: Limits | None = None,
+               synchronous: str = SYNCHRONOUS[0]) -> FastAPI:
     """Build the app. ``db_url`` is a SQLAlchemy async URL and ``synchronous`` an SQLite database's durability
-    (:class:`Store`); ``clock`` and ``agent_factory`` are for tests."""
+    (:class:`Store`); ``limits`` the per-address limits (by default ``throttle.DEFAULT_LIMITS``); ``clock`` and
+    ``agent_factory`` are for tests."""
+    chosen = limits or throttle.DEFAULT_LIMITS
+    guard = Throttle(chosen)
+    idle_seconds = {Phase.LOBBY: chosen.lobby_idle_seconds, Phase.PLAYING: chosen.playing_idle_seconds,
+                    Phase.FINISHED: chosen.finished_idle_seconds}
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         own_store = store or await Store.connect(db_url, synchronous=synchronous)
-        hub = Hub(own_store, clock, agent_factory)
+        hub = Hub(own_store, clock, agent_factory, idle_seconds=idle_seconds,
+                  tables_per_address=chosen.tables_per_address)
         await hub.start()
         app.state.hub = hub
         try:
@@ -104,62 +119,91 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
                 await own_store.close()
 
     app = FastAPI(title="UNO Royal Revenge", version=str(PROTOCOL_VERSION), lifespan=lifespan)
+    app.state.throttle = guard
 
     def hub_of(request: Request | WebSocket) -> Hub:
         hub: Hub = request.app.state.hub
         return hub
+
+    async def find(request: Request, code: str) -> Table:
+        """Look a table up for a client, counted against its address's lookups (and misses)."""
+        address = address_of(request.scope)
+        await guard.lookup(address)
+        try:
+            return (await hub_of(request).get(code)).table
+        except TableError as error:
+            if error.code == "no_table":
+                await guard.missed(address)
+            raise
+
+    @app.exception_handler(RateLimited)
+    async def _on_rate_limited(request: Request, error: RateLimited) -> JSONResponse:
+        return JSONResponse({"detail": {"code": "rate_limited", "message": str(error)}}, status_code=429,
+                            headers={"Retry-After": str(error.retry_after)})
 
     @app.exception_handler(TableError)
     async def _on_table_error(request: Request, error: TableError) -> JSONResponse:
         return JSONResponse({"detail": {"code": error.code, "message": str(error)}},
                             status_code=_HTTP_STATUS.get(error.code, 400))
 
-    @app.get("/healthz")
+    @app.get("/healthz", response_model=Health, responses={503: {"model": Health,
+                                                                 "description": "The database does not answer."}})
     async def healthz(request: Request) -> JSONResponse:
         hub = hub_of(request)
         db_ok = await hub.store.ping()
         return JSONResponse({"status": "ok" if db_ok else "degraded", "database": db_ok, "tables": hub.table_count,
                              "protocol": PROTOCOL_VERSION}, status_code=200 if db_ok else 503)
 
-    @app.post("/api/tables", status_code=201)
+    @app.post("/api/tables", status_code=201, responses=error_responses(400, 409, 422, 429, 503))
     async def create_table(body: CreateTableRequest, request: Request, response: Response) -> dict[str, Any]:
+        address = address_of(request.scope)
+        await guard.hit("create", address)
         try:
             settings = TableSettings.from_json(body.settings)
         except TableError as error:
             raise _table_error(error) from None
         hub = hub_of(request)
         client = _client_id(request, response)
-        table, seat, token = await hub.create(settings, body.name, body.age, client)
+        table, seat, token = await hub.create(settings, body.name, body.age, client, owner=address)
         for level in body.bots[: settings.players - 1]:
             await hub.change(table.code, _adder(token, level))
         return {"code": table.code, "seat": seat, "token": token, "url": f"/t/{table.code}"}
 
-    @app.post("/api/tables/{code}/join")
+    @app.post("/api/tables/{code}/join", responses=error_responses(400, 404, 409, 422, 429, 503))
     async def join_table(code: str, body: JoinRequest, request: Request, response: Response) -> dict[str, Any]:
-        hub = hub_of(request)
-        client = _client_id(request, response)
-        seat, token = await hub.change(code, lambda t, now: t.join(body.name, body.age, now, client=client))
-        return {"code": code.upper(), "seat": seat, "token": token, "url": f"/t/{code.upper()}"}
+        address = address_of(request.scope)
+        await guard.refuse_if_missing_too_often(address)  # (a join is a lookup too: guessing codes by joining)
+        await guard.hit("join", address)
+        code = normalize_code(code)
+        try:
+            client = _client_id(request, response)
+            seat, token = await hub_of(request).change(
+                code, lambda t, now: t.join(body.name, body.age, now, client=client))
+        except TableError as error:
+            if error.code == "no_table":
+                await guard.missed(address)
+            raise
+        return {"code": code, "seat": seat, "token": token, "url": f"/t/{code}"}
 
-    @app.get("/api/tables/{code}")
+    @app.get("/api/tables/{code}", responses=error_responses(404, 429))
     async def table_info(code: str, request: Request) -> dict[str, Any]:
-        live = await hub_of(request).get(code)
-        return live.table.view(None)
+        return (await find(request, code)).view(None)
 
-    @app.get("/api/tables/{code}/record")
+    @app.get("/api/tables/{code}/record", responses={
+        200: {"description": "The game record (docs/records.md), as a download.",
+              "content": {"application/json": {"schema": {"type": "object"}}}},
+        **error_responses(404, 409, 429)})
     async def table_record(code: str, request: Request) -> Response:
-        live = await hub_of(request).get(code)
-        table: Table = live.table
+        table = await find(request, code)
         if table.phase is not Phase.FINISHED:
             raise HTTPException(409, {"code": "wrong_phase",
                                       "message": "the record can be downloaded once the game is over"})
         return Response(table.record().dumps(), media_type="application/json", headers={
             "Content-Disposition": f'attachment; filename="royal-revenge-{table.code}-{table.game_no}.json"'})
 
-    @app.get("/api/tables/{code}/replay")
+    @app.get("/api/tables/{code}/replay", responses=error_responses(404, 409, 429))
     async def table_replay(code: str, request: Request) -> dict[str, Any]:
-        live = await hub_of(request).get(code)
-        table: Table = live.table
+        table = await find(request, code)
         seats = [seat.public()["name"] or f"Seat {index + 1}" for index, seat in enumerate(table.seats)]
         return {"code": table.code, "game_no": table.game_no, "seats": seats, "frames": table.replay_frames()}
 
@@ -177,6 +221,15 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
         @app.get("/", include_in_schema=False)
         async def index_plain() -> PlainTextResponse:
             return PlainTextResponse("UNO Royal Revenge server: see /docs for the API.")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _on_http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        # The framework's own refusals (a body that is not JSON, an unknown path, a wrong method) in the API's shape.
+        detail: Any = error.detail
+        if not isinstance(detail, dict):
+            detail = {"code": _FRAMEWORK_CODES.get(error.status_code, "bad_request"),
+                      "message": _FRAMEWORK_MESSAGES.get(str(detail), str(detail).lower())}
+        return JSONResponse({"detail": detail}, status_code=error.status_code, headers=error.headers)
 
     @app.exception_handler(ValidationError)
     async def _on_validation(request: Request, error: ValidationError) -> JSONResponse:
@@ -310,6 +363,8 @@ class SocketRoute:
 
 async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str, hub: Hub) -> None:
     """One connection (raw ASGI): validate the seat, then run a receiver and a sender until either ends."""
+    if await refuse_socket(scope, receive, send, code):  # (per-address limits: server/throttle.py)
+        return
     opening = await receive()
     if opening["type"] != "websocket.connect":
         return

@@ -30,7 +30,7 @@ from typing import Any, Final
 from ..clock import Clock, FakeClock, SystemClock, sleep_or_wake
 from ..engine import AnyAction
 from ..session import BotTurn, Phase, Table, TableError, TableSettings
-from ..session.table import AgentFactory
+from ..session.table import AgentFactory, normalize_code
 from .frames import Frames, Sent
 from .protocol import error_message
 from .store import Store, StoreError
@@ -165,14 +165,26 @@ class _Live:
     """... and the table's version when its moves were last written."""
     thinking: asyncio.Task[None] | None = None
     """A searching bot's move being worked out in a worker thread: the table's clocks wait for it."""
+    owner: str | None = None
+    """The address that opened the table in this process (counted against its live tables), if it did."""
+    active_at: float = 0.0
+    active_version: int = -1
+    """When the table was last seen in use (a connection, a request, a move) and its version then."""
 
 
 class Hub:
     """All tables of this process."""
 
     def __init__(self, store: Store, clock: Clock | None = None, agent_factory: AgentFactory | None = None,
-                 base_url: str = "") -> None:
+                 base_url: str = "", idle_seconds: dict[Phase, float] | None = None,
+                 tables_per_address: int = 1_000_000_000) -> None:
         self.store = store
+        self.idle_seconds: dict[Phase, float] = idle_seconds if idle_seconds is not None else {}
+        """How long a table nobody uses stays in memory, by phase (a phase left out: for ever); see :meth:`sweep`."""
+        self.tables_per_address = tables_per_address
+        self._owned: dict[str, int] = {}
+        """How many live tables each address opened."""
+        self._sweeper: asyncio.Task[None] | None = None
         self.clock: Clock = clock or SystemClock()
         self.agent_factory = agent_factory
         self.base_url = base_url
@@ -197,12 +209,17 @@ class Hub:
             except Exception:  # one bad row must not keep every other table down
                 log.exception("table_restore_failed", extra={"table": data.get("code")})
                 continue
-            self._live[table.code] = _Live(table, saved_moves=len(table.moves), saved_game=table.game_no)
+            self._live[table.code] = _Live(table, saved_moves=len(table.moves), saved_game=table.game_no,
+                                           active_at=now)
             self._arm(table)
             log.info("table_restored", extra={"table": table.code, "moves": len(moves), "phase": table.phase.value})
         self._scheduler = asyncio.create_task(self._schedule_loop(), name="table-scheduler")
+        if self.idle_seconds:
+            self._sweeper = asyncio.create_task(self._sweep_loop(), name="table-sweeper")
 
     async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for task in list(self._tasks):
             task.cancel()
         for live in self._live.values():
@@ -220,13 +237,24 @@ class Hub:
     # ------------------------------------------------------------------ tables
 
     async def create(self, settings: TableSettings, name: str, age: int | None,
-                     client: str | None = None) -> tuple[Table, int, str]:
-        """Open a table with its host seated (``client``: see :meth:`Table.join`)."""
-        table = Table.open(settings, agent_factory=self.agent_factory)
-        while table.code in self._live or await self.store.load_table(table.code) is not None:
+                     client: str | None = None, *, owner: str | None = None) -> tuple[Table, int, str]:
+        """Open a table with its host seated (``client``: see :meth:`Table.join`); ``owner`` (the client's address)
+        may have only ``tables_per_address`` live tables at once (:class:`TableError` ``too_many_tables``)."""
+        if owner is not None:
+            owned = self._owned.get(owner, 0)
+            if owned >= self.tables_per_address:
+                raise TableError("too_many_tables", f"your address already has {self.tables_per_address} open "
+                                 "tables; please finish or leave one of them first")
+            self._owned[owner] = owned + 1  # (counted now: two creations at once must not both slip in)
+        try:
             table = Table.open(settings, agent_factory=self.agent_factory)
-        seat, token = table.join(name, age, self.clock.now(), client=client)
-        live = _Live(table)
+            while table.code in self._live or await self.store.load_table(table.code) is not None:
+                table = Table.open(settings, agent_factory=self.agent_factory)
+            seat, token = table.join(name, age, self.clock.now(), client=client)
+        except BaseException:
+            self._disown(owner)
+            raise
+        live = _Live(table, owner=owner, active_at=self.clock.now())
         self._live[table.code] = live
         async with live.lock:
             await self._persist(live)
@@ -234,19 +262,72 @@ class Hub:
         return table, seat, token
 
     async def get(self, code: str) -> _Live:
-        code = code.strip().upper()
+        """The live table ``code`` (as typed: :func:`normalize_code`), read back from the database if it is not
+        in memory (:class:`TableError` ``no_table`` if there is none)."""
+        code = normalize_code(code)
         live = self._live.get(code)
-        if live is None:
+        if live is not None:
+            live.active_at = self.clock.now()
+        else:
             found = await self.store.load_table(code) if 4 <= len(code) <= 16 and code.isalnum() else None
             if found is None:
                 raise TableError("no_table", f"there is no table {code!r}")
             live = self._live.get(code)  # another request may have loaded it meanwhile
             if live is None:
                 table = Table.from_json(found[0], found[1], self.clock.now(), agent_factory=self.agent_factory)
-                live = _Live(table, saved_moves=len(table.moves), saved_game=table.game_no)
+                live = _Live(table, saved_moves=len(table.moves), saved_game=table.game_no,
+                             active_at=self.clock.now())
                 self._live[code] = live
                 self._arm(table)
+                log.info("table_loaded", extra={"table": code, "phase": table.phase.value})
         return live
+
+    # ------------------------------------------------------------------ letting idle tables go
+
+    def sweep(self) -> int:
+        """Let go of the tables nobody uses (the database has them all; :meth:`get` reads one back on demand).
+
+        A table is in use while anyone is connected, while it is changing (a move, a bot thinking, a write
+        in flight) and for a while after its last connection, request or move: ``idle_seconds`` by phase.
+        A game moves on its clocks even with nobody there (bots take over disconnected seats), so it stays
+        until it is over; only one stuck for ``idle_seconds[PLAYING]`` is let go (reloading it restarts its
+        clocks from then, as a restart of the server does). Returns how many tables were let go.
+        """
+        now = self.clock.now()
+        idle_seconds = self.idle_seconds
+        gone: list[str] = []
+        for code, live in self._live.items():
+            table = live.table
+            busy = live.subscribers or live.lock.locked() or live.thinking is not None
+            if busy or table.version != live.active_version:
+                live.active_at, live.active_version = now, table.version
+                continue
+            limit = idle_seconds.get(table.phase)
+            if limit is not None and now - live.active_at >= limit:
+                gone.append(code)
+        for code in gone:
+            live = self._live.pop(code)
+            self._armed.pop(code, None)  # (its heap entry is skipped when it comes up)
+            self._disown(live.owner)
+            log.info("table_unloaded", extra={"table": code, "phase": live.table.phase.value})
+        return len(gone)
+
+    def _disown(self, owner: str | None) -> None:
+        if owner is not None:
+            left = self._owned.get(owner, 0) - 1
+            if left > 0:
+                self._owned[owner] = left
+            else:
+                self._owned.pop(owner, None)
+
+    async def _sweep_loop(self) -> None:
+        every = max(1.0, min(60.0, min(self.idle_seconds.values()) / 5))
+        while True:
+            await self.clock.sleep(every)
+            try:
+                self.sweep()
+            except Exception:  # a failing sweep must not stop the next ones
+                log.exception("sweep_failed")
 
     async def change(self, code: str, operation: Callable[[Table, float], Any]) -> Any:
         """Run ``operation(table, now)`` under the table's lock, persist, then fan out the new views.

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ..session import NAME_LENGTH
 
@@ -166,6 +166,19 @@ def ack_message(message_id: str, version: int) -> str:
     return _encode_json({"type": "ack", "id": message_id, "version": version}).decode()
 
 
+def _whole_number(value: object) -> object:
+    """A JSON number with no fraction (``9`` or ``9.0``, as JSON Schema's ``integer``), never ``true`` or ``"9"``."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("must be a whole number")
+    return value
+
+
+Age = Annotated[int, Field(ge=0, le=150), BeforeValidator(_whole_number)]
+"""A person's age in years (it only decides who deals first)."""
+
+
 class CreateTableRequest(BaseModel):
     """``POST /api/tables``: the creator's name and age, and the table's settings.
 
@@ -174,7 +187,7 @@ class CreateTableRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     name: str
-    age: Annotated[int, Field(ge=0, le=150)] | None = None
+    age: Age | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
     bots: list[Literal["easy", "normal", "hard"]] = Field(default_factory=list, max_length=5)
 
@@ -184,7 +197,7 @@ class JoinRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     name: str
-    age: Annotated[int, Field(ge=0, le=150)] | None = None
+    age: Age | None = None
 
 
 _FIELD_RULES: Final = {

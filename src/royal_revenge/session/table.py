@@ -49,8 +49,8 @@ from ..engine import (
 from ..engine import events as ev
 from ..narration import describe_event
 
-__all__ = ["BOT_LEVELS", "NAME_LENGTH", "SLOW_LEVELS", "BotTurn", "Phase", "SeatKind", "Seat", "TableError",
-           "TableSettings", "Table", "LoggedMove"]
+__all__ = ["BOT_LEVELS", "CODE_LENGTH", "NAME_LENGTH", "SLOW_LEVELS", "BotTurn", "Phase", "SeatKind", "Seat",
+           "TableError", "TableSettings", "Table", "LoggedMove", "display_code", "new_code", "normalize_code"]
 
 BOT_LEVELS: Final = ("easy", "normal", "hard")
 SLOW_LEVELS: Final = frozenset({"hard"})
@@ -1081,10 +1081,14 @@ def _legacy_rng_seed(data: list[Any]) -> int:
 
 
 _CODE_ALPHABET: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH: Final = 10
+"""Letters in a new table's code: 31**10, about 49.5 bits, so that a table cannot be found by guessing
+(docs/protocol.md works out how long it would take). Tables opened with 6-letter codes keep them."""
+_CODE_GROUP: Final = 5
 
 
-def new_code(length: int = 6) -> str:
-    """A short table code without look-alike characters (no 0/O, 1/I/L)."""
+def new_code(length: int = CODE_LENGTH) -> str:
+    """A table code without look-alike characters (no 0/O, 1/I/L)."""
     return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(length))
 
 
@@ -1106,6 +1110,27 @@ def _bot_name(level: str, seat: int) -> str:
 def _name_key(name: str) -> str:
     """What two names must not share at one table: ``ANN``, ``ann`` and a full-width ``Ann`` are one name."""
     return unicodedata.normalize("NFKC", name).casefold()
+
+
+def normalize_code(text: str) -> str:
+    """A table code as typed or read aloud, in the form the server keeps: grouping dashes and spaces
+    dropped, upper case.
+
+    >>> normalize_code(" k7qmp-wxab3 ")
+    'K7QMPWXAB3'
+    """
+    return "".join(text.split()).replace("-", "").upper()
+
+
+def display_code(code: str) -> str:
+    """A table code as people read it: a long code in groups of five (a 6-letter code stays whole).
+
+    >>> display_code("K7QMPWXAB3"), display_code("K7QMPW")
+    ('K7QMP-WXAB3', 'K7QMPW')
+    """
+    if len(code) <= 6:
+        return code
+    return "-".join(code[start:start + _CODE_GROUP] for start in range(0, len(code), _CODE_GROUP))
 
 
 def _clean_name(name: object) -> str:

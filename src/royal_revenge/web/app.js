@@ -21,6 +21,14 @@ const app = {
   shownResult: null, closing: false,
 };
 
+// ---------------------------------------------------------------- table codes
+
+// A code as typed or read aloud ("k7qmp-wxab3", "K7QMP WXAB3"), in the server's form: no dashes or spaces,
+// upper case (the server accepts either; session/table.py normalize_code).
+const normalizeCode = (text) => text.replace(/[\s-]+/g, "").toUpperCase();
+// A code as people read it: a long one in groups of five, an old 6-letter one whole (display_code).
+const displayCode = (code) => (code.length <= 6 ? code : code.match(/.{1,5}/g).join("-"));
+
 // ---------------------------------------------------------------- cards
 
 function cardParts(text) {
@@ -95,9 +103,11 @@ function show(page) {
 }
 
 function route() {
-  const match = location.pathname.match(/^\/t\/([A-Za-z0-9]+)/);
+  const match = location.pathname.match(/^\/t\/([^/?#]+)/);
   if (!match) { show("start"); setupStart(); return; }
-  app.code = match[1].toUpperCase();
+  let typed = match[1];
+  try { typed = decodeURIComponent(typed); } catch (e) { /* a malformed %-escape: the code as it stands */ }
+  app.code = normalizeCode(typed);
   const params = new URLSearchParams(location.search);
   if (params.has("replay")) { show("replay"); loadReplay(); return; }
   const saved = JSON.parse(localStorage.getItem(`rr:${app.code}`) || "null");
@@ -107,13 +117,13 @@ function route() {
   } else if (!params.has("watch")) {
     show("start");
     setupStart();
-    $("j-code").value = app.code;
+    $("j-code").value = displayCode(app.code);
     $("j-name").focus();
     return;
   }
   app.spectator = !app.token;
   show("table");
-  $("t-code").textContent = app.code;
+  $("t-code").textContent = displayCode(app.code);
   connect();
 }
 
@@ -168,7 +178,7 @@ function setupStart() {
   $("join-form").onsubmit = async (event) => {
     event.preventDefault();
     $("join-error").textContent = "";
-    const code = $("j-code").value.trim().toUpperCase();
+    const code = normalizeCode($("j-code").value);
     const name = $("j-name").value.trim();
     const body = { name, age: $("j-age").value === "" ? null : Number($("j-age").value) };
     const result = await post(`/api/tables/${encodeURIComponent(code)}/join`, body, "join-error");
@@ -176,7 +186,7 @@ function setupStart() {
   };
 
   $("watch-btn").onclick = () => {
-    const code = $("j-code").value.trim().toUpperCase();
+    const code = normalizeCode($("j-code").value);
     if (!code) { $("join-error").textContent = "Enter the table's code to watch it."; return; }
     location.href = `/t/${encodeURIComponent(code)}?watch=1`;
   };
@@ -228,7 +238,8 @@ function connect() {
       banner("Your seat token is not valid at this table any more (kicked?). You can watch as a spectator.", "bad");
       return;
     }
-    if (event.code === 4404) { setConn("no such table", "bad"); banner(`There is no table ${app.code}.`, "bad"); return; }
+    if (event.code === 4404) { setConn("no such table", "bad"); banner(`There is no table ${displayCode(app.code)}.`, "bad"); return; }
+    if (event.code === 4429) { setConn("too many tries", "bad"); banner("Too many tries from your address: reload the page in a minute.", "bad"); return; }
     const delay = Math.min(10000, 500 * 2 ** app.retry++);
     setConn(`reconnecting in ${Math.round(delay / 1000)} s…`, "warn");
     setTimeout(connect, delay);
@@ -335,7 +346,7 @@ function renderPlayers() {
 
 function renderLobby() {
   const view = app.view;
-  $("lobby-code").textContent = view.code;
+  $("lobby-code").textContent = displayCode(view.code);
   const list = $("lobby-seats");
   list.innerHTML = "";
   const isHost = view.you !== null && view.you === view.host;
@@ -550,7 +561,7 @@ function escapeHtml(text) {
 // ---------------------------------------------------------------- replay
 
 async function loadReplay() {
-  $("r-code").textContent = app.code;
+  $("r-code").textContent = displayCode(app.code);
   const response = await fetch(`/api/tables/${app.code}/replay`);
   const data = await response.json();
   if (!response.ok) { $("r-view").textContent = (data.detail && data.detail.message) || "No replay available."; return; }

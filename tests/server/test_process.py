@@ -55,8 +55,8 @@ class Process:
             assert time.monotonic() < deadline, "the server did not start"
             time.sleep(0.05)
 
-    def ws_url(self, code: str, token: str) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws/{code}?token={token}"
+    def ws_url(self, code: str) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws/{code}"
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -140,7 +140,7 @@ async def test_sigkill_in_the_middle_of_a_game_loses_nothing(tmp_path: Path, pro
     info = response.json()
     code, token = info["code"], info["token"]
     rng = random.Random(7)
-    client = await Client.connect_url(first.ws_url(code, token), "ann")
+    client = await Client.connect_url(first.ws_url(code), token, "ann")
     assert (await client.host("start"))["type"] == "ack"
     last_id = await _play(client, rng, 6)
     assert last_id is not None
@@ -156,7 +156,7 @@ async def test_sigkill_in_the_middle_of_a_game_loses_nothing(tmp_path: Path, pro
     for key in ("discard_pile", "hand_sizes", "pending", "king", "jester", "current", "scores", "active_colour"):
         assert watched["game"][key] == before["game"][key], key
 
-    client = await Client.connect_url(second.ws_url(code, token), "ann-again")
+    client = await Client.connect_url(second.ws_url(code), token, "ann-again")
     after = await client.first_state()
     assert after["you"] == 0
     assert after["game"] == before["game"]  # same hand, same discard pile, same everything
@@ -217,4 +217,4 @@ async def test_healthz_in_process(server: Server) -> None:
     async with server.http() as http:
         response = await http.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": True, "tables": 0, "protocol": 3}
+    assert response.json() == {"status": "ok", "database": True, "tables": 0, "protocol": 4}

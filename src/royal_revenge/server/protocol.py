@@ -22,7 +22,9 @@ __all__ = [
     "SyncMessage",
     "PingMessage",
     "ClientMessage",
+    "HelloMessage",
     "parse_client_message",
+    "parse_hello",
     "error_message",
     "message_id_of",
     "ack_message",
@@ -30,7 +32,7 @@ __all__ = [
     "JoinRequest",
 ]
 
-PROTOCOL_VERSION: Final = 3
+PROTOCOL_VERSION: Final = 4
 MAX_MESSAGE_BYTES: Final = 4096
 
 
@@ -77,6 +79,43 @@ class PingMessage(_Message, tag="ping", frozen=True):
 ClientMessage = ActionMessage | HostMessage | SyncMessage | PingMessage
 _decode: Final = msgspec.json.Decoder(ClientMessage).decode
 """Parses and checks in one pass (msgspec, strict: no coercion of types); every frame a player sends goes through it."""
+
+
+class HelloMessage(msgspec.Struct, tag_field="type", tag="hello", forbid_unknown_fields=True, frozen=True):
+    """A connection's first message: the seat token (``None``: watch as a spectator). The token travels here,
+    not in the URL, because URLs end up in access logs."""
+
+    token: str | None = None
+
+
+_decode_hello: Final = msgspec.json.Decoder(HelloMessage).decode
+
+
+def parse_hello(text: str | bytes) -> HelloMessage:
+    """Validate a connection's first frame; raises :class:`ProtocolError` (code ``bad_hello``) unless it is a
+    ``hello`` message.
+
+    >>> parse_hello('{"type": "hello", "token": "abc"}').token
+    'abc'
+    >>> try:
+    ...     parse_hello('{"type": "sync"}')
+    ... except ProtocolError as error:
+    ...     print(error.code, "-", error)
+    bad_hello - the first message must be a hello, {"type": "hello", "token": "..."} (type: Invalid value 'sync')
+    """
+    if isinstance(text, bytes):
+        reason = "a binary frame"
+    elif len(text) > MAX_MESSAGE_BYTES or len(text.encode()) > MAX_MESSAGE_BYTES:
+        reason = f"over {MAX_MESSAGE_BYTES} bytes"
+    else:
+        try:
+            return _decode_hello(text)
+        except msgspec.ValidationError as error:
+            reason = _plain(str(error))
+        except msgspec.DecodeError:
+            reason = "not valid JSON"
+    raise ProtocolError("bad_hello",
+                        f'the first message must be a hello, {{"type": "hello", "token": "..."}} ({reason})')
 
 
 def parse_client_message(text: str | bytes) -> ClientMessage:

@@ -287,3 +287,27 @@ async def test_a_seats_connections_share_one_rate_limit(server: Server, monkeypa
     # The new connection goes on with what the first left (at 20 a second, a few have come back since): with an
     # allowance of its own it would have a fresh burst of 40, and all 20 would be answered.
     assert any(f["type"] == "error" and f["code"] == "rate_limited" for f in answers()), answers()
+
+
+async def test_a_second_hello_is_refused_and_changes_nothing(server: Server) -> None:
+    _, humans, tokens, _ = await open_game(server, humans=2, bots=[])
+    first = humans[0]
+    await first.first_state()
+    await first.send_raw(json.dumps({"type": "hello", "token": tokens[1]}))
+    await first.wait_for(lambda: first.frames[-1].get("type") == "error")
+    assert first.frames[-1]["code"] == "bad_message" and not first.closed
+    await first.send_raw(json.dumps({"type": "sync"}))
+    await first.wait_for(lambda: first.frames[-1].get("type") == "state")
+    assert first.view is not None and first.view["you"] == 0  # (still seat 0's connection)
+
+
+async def test_a_seat_is_forgotten_once_its_connection_is_gone(server: Server) -> None:
+    info = await server.create_table()
+    lines = server.app.state.seat_lines
+    client = await Client.connect(server, info["code"], info["token"], "ann")
+    await client.first_state()
+    assert len(lines) == 1
+    await client.close()
+    async with asyncio.timeout(SAFETY):  # (as soon as its allowance would have refilled: at once, unlimited here)
+        while len(lines):
+            await asyncio.sleep(0.01)

@@ -22,10 +22,12 @@ _STANDARD: Final = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | 
 REDACTED: Final = "[redacted]"
 
 _NAMED_SECRET: Final = re.compile(
-    r"""(?P<name>token|secret|password|passwd|authorization|cookie)(?P<sep>\\?["']?\s*[:=]\s*\\?["']?)"""
+    r"""(?P<name>token|secret|password|passwd)(?P<sep>\\?["']?\s*[:=]\s*\\?["']?)"""
     r"""(?P<value>[^"'\\&\s,;}\]]+)""", re.IGNORECASE)
-"""A value given under a secret's name: ``token=...`` in a URL, ``"token": "..."`` in JSON or a frame's repr,
-``Cookie: ...`` in a header."""
+"""A value given under a secret's name: ``token=...`` in a URL, ``"token": "..."`` in JSON or a frame's repr."""
+_SECRET_HEADER: Final = re.compile(r"^(?P<head>[<>]?\s*(?:proxy-)?(?:authorization|cookie|set-cookie)\s*:\s*).+$",
+                                   re.IGNORECASE | re.MULTILINE)
+"""A header that carries credentials, whole (the websockets library's debug log prints ``< cookie: ...``)."""
 _TOKEN_SHAPED: Final = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32}(?![A-Za-z0-9_-])")
 """Anything shaped like a seat token (``secrets.token_urlsafe(24)``: 32 URL-safe base64 characters), wherever
 it appears without its name."""
@@ -39,9 +41,12 @@ def redact(text: str) -> str:
     >>> frame = "< TEXT '" + '{"type": "hello", "token": "x1"}' + "' [33 bytes]"  # (a websockets debug line)
     >>> print(redact(frame))
     < TEXT '{"type": "hello", "token": "[redacted]"}' [33 bytes]
+    >>> print(redact("< Cookie: session=abc; theme=dark"))
+    < Cookie: [redacted]
     >>> print(redact("seat 2 of K7QMPW: 0123456789abcdefABCDEF_-01234567 left"))
     seat 2 of K7QMPW: [redacted] left
     """
+    text = _SECRET_HEADER.sub(lambda match: f"{match['head']}{REDACTED}", text)
     text = _NAMED_SECRET.sub(lambda match: f"{match['name']}{match['sep']}{REDACTED}", text)
     return _TOKEN_SHAPED.sub(REDACTED, text)
 
@@ -51,7 +56,11 @@ class RedactSecrets(logging.Filter):
     fields, and its exception and stack text."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.msg, record.args = redact(record.getMessage()), None
+        try:
+            message = record.getMessage()
+        except Exception:  # (arguments that do not fit the format: the format alone, rather than fail the caller)
+            message = str(record.msg)
+        record.msg, record.args = redact(message), None
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_") and isinstance(value, str):
                 setattr(record, key, redact(value))

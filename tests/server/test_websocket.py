@@ -277,15 +277,15 @@ async def test_a_seats_connections_share_one_rate_limit(server: Server, monkeypa
     await first.wait_for(lambda: len([f for f in first.frames[start:] if str(f.get("id")).startswith("a")]) == burst)
     second = await Client.connect(server, code, tokens[0], "p0-second")
     await second.first_state()
-    for number in range(20):
+    for number in range(burst):
         await second.send_raw(json.dumps({"type": "ping", "id": f"b{number}"}))
 
     def answers() -> list[dict[str, Any]]:
         return [f for f in second.frames if str(f.get("id")).startswith("b")]
 
-    await second.wait_for(lambda: len(answers()) == 20)
-    # The new connection goes on with what the first left (at 20 a second, a few have come back since): with an
-    # allowance of its own it would have a fresh burst of 40, and all 20 would be answered.
+    await second.wait_for(lambda: len(answers()) == burst)
+    # The new connection goes on with what the first left (20 come back a second): with an allowance of its own
+    # it would have a fresh burst, and every one of these would be answered.
     assert any(f["type"] == "error" and f["code"] == "rate_limited" for f in answers()), answers()
 
 

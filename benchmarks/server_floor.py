@@ -8,8 +8,9 @@ receiver and one sender task per connection, a per-table lock) where a "move" is
 counter. For every action it does the real server's I/O: one frame in, the move written to
 SQLite before anything is sent (grouped: one commit per turn of the event loop, on the loop,
 as the server's store does), and a state frame of ``--frame-bytes`` to each of the table's 4
-connections, the actor's carrying the acknowledgement (protocol 3). The clients are the load
-script's closed loop: the connection whose turn it is acts as soon as it sees the state.
+connections, the actor's carrying the acknowledgement (protocol 3); each connection begins with a
+hello (protocol 4). The clients are the load script's closed loop: the connection whose turn
+it is acts as soon as it sees the state.
 
 Run it with::
 
@@ -74,7 +75,8 @@ def make_app() -> Any:
 
     async def endpoint(ws: WebSocket) -> None:
         await ws.accept()
-        code, seat = ws.path_params["code"], int(ws.query_params["seat"])
+        hello = json.loads(await ws.receive_text())  # (protocol 4: the first message says who this is)
+        code, seat = ws.path_params["code"], int(hello["token"])
         table = tables.setdefault(code, {"sends": {}, "turn": 0, "version": 0, "lock": asyncio.Lock()})
         outgoing: asyncio.Queue[str] = asyncio.Queue()
         table["sends"][seat] = outgoing.put_nowait
@@ -126,8 +128,9 @@ def _client_main(port: int, first: int, tables: int, warmup: float, seconds: flo
     state = {"measuring": False}
 
     async def player(code: str, seat: int, ready: list[int], go: asyncio.Event) -> None:
-        ws = await websockets.connect(f"ws://127.0.0.1:{port}/ws/{code}?seat={seat}", compression=None,
+        ws = await websockets.connect(f"ws://127.0.0.1:{port}/ws/{code}", compression=None,
                                       ping_interval=None, max_size=1 << 20)
+        await ws.send(json.dumps({"type": "hello", "token": str(seat)}))
         ready.append(1)
         await go.wait()
         if seat == 0:

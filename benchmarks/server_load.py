@@ -10,7 +10,7 @@ decision is its own and it has legal actions, it sends one action chosen at rand
 ``legal`` (plays preferred over drawing and keeping) with a unique ``id``, and measures the
 time from sending to receiving the matching ``ack``. When a game ends the host sends
 ``rematch``, so tables keep playing for ``--seconds``. Clients also pace themselves to the
-server's per-connection rate limit (20 messages/s, bursts of 40): that is one of the rules.
+server's rate limit per seat (20 messages/s, bursts of 40): that is one of the rules.
 
 The clients run in ``--workers`` processes separate from the server so that the load
 generator is not what is measured; their CPU use is reported next to the server's. On this
@@ -69,7 +69,7 @@ import msgspec
 # faster than json) so that less of the machine goes to the load generator.
 _encode = msgspec.json.Encoder().encode
 
-_RATE_PER_SECOND = 20.0  # the server's per-connection limit (server/app.py)
+_RATE_PER_SECOND = 20.0  # the server's limit per seat (server/app.py)
 _RATE_BURST = 40.0
 _PLAY_FIRST = ("play", "colour", "victim", "jester", "uno")  # anything but draw/keep, when there is a choice
 
@@ -325,9 +325,10 @@ class _Client:
         loop = asyncio.get_running_loop()
         try:
             _, connection = await asyncio.wait_for(loop.create_connection(
-                lambda: _Connection(self, f"/ws/{self.code}?token={self.token}", worker.netloc),
+                lambda: _Connection(self, f"/ws/{self.code}", worker.netloc),
                 worker.host, worker.port), 30)
             await asyncio.wait_for(connection.opened, 30)
+            connection.send_text(_encode({"type": "hello", "token": self.token}))  # (protocol 4: not in the URL)
         except (OSError, TimeoutError, ConnectionError) as error:
             stats.connect_failures += 1
             if len(stats.error_samples) < 5:

@@ -13,6 +13,7 @@ import contextlib
 import json
 import random
 import re
+import socket
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +48,7 @@ def anyio_backend() -> str:
 
 
 RATE_LIMIT = (server_app._RATE_BURST, server_app._RATE_PER_SECOND)
-"""The server's real per-connection rate limit (burst, per second)."""
+"""The server's real rate limit per seat (or spectator's connection): burst, per second."""
 
 
 @pytest.fixture(autouse=True)
@@ -119,8 +120,8 @@ class Server:
     def http_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def ws_url(self, code: str, token: str | None = None) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws/{code}" + (f"?token={token}" if token is not None else "")
+    def ws_url(self, code: str) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws/{code}"
 
     def table(self, code: str) -> Table:
         return self.hub._live[code].table
@@ -170,18 +171,27 @@ def server_state(server: Server) -> dict[str, Any]:
 @contextlib.asynccontextmanager
 async def running_server(db: Path | str, *, clock: FakeClock | None = None,
                          agent_factory: Callable[[str, int], Any] | None = eager_agents,
-                         limits: throttle.Limits | None = None) -> AsyncIterator[Server]:
+                         limits: throttle.Limits | None = None,
+                         send_buffer: int | None = None) -> AsyncIterator[Server]:
     """A uvicorn server in this event loop on a free port of 127.0.0.1, with a fake clock.
 
     ``db`` is an SQLite file, or a database URL (PostgreSQL: :func:`postgres_cluster`); ``limits`` the per-address
-    limits (by default lifted: :func:`no_address_limits`).
+    limits (by default lifted: :func:`no_address_limits`). ``send_buffer`` sets the
+    kernel's send buffer of its connections (``SO_SNDBUF``), so that a client that does not read soon makes the
+    server wait to write (the kernel grows it to megabytes on loopback otherwise).
     """
     clock = clock or FakeClock()
     app = create_app(db if isinstance(db, str) else f"sqlite+aiosqlite:///{db}", clock=clock,
                      agent_factory=agent_factory, limits=limits)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **SERVER_OPTIONS)
     server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
+    sockets = None
+    if send_buffer is not None:
+        listening = socket.socket()
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)  # (accepted sockets inherit it)
+        listening.bind(("127.0.0.1", 0))
+        sockets = [listening]
+    task = asyncio.create_task(server.serve(sockets))
     try:
         async with asyncio.timeout(SAFETY):
             while not server.started:
@@ -236,11 +246,14 @@ class Client:
 
     @classmethod
     async def connect(cls, server: Server, code: str, token: str | None = None, name: str = "") -> Client:
-        return await cls.connect_url(server.ws_url(code, token), name)
+        return await cls.connect_url(server.ws_url(code), token, name)
 
     @classmethod
-    async def connect_url(cls, url: str, name: str = "") -> Client:
+    async def connect_url(cls, url: str, token: str | None = None, name: str = "", hello: bool = True) -> Client:
+        """Connect and say hello with ``token`` (protocol 4; ``hello=False``: say nothing)."""
         ws = await websockets.connect(url, max_size=None, open_timeout=SAFETY, compression=None)
+        if hello:
+            await ws.send(json.dumps({"type": "hello", "token": token}))
         client = cls(ws, name)
         client._task = asyncio.create_task(client._read())
         return client

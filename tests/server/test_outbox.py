@@ -1,5 +1,5 @@
-"""A connection's outbox: frames go out at once when the client can take them, in order when it cannot, and a
-client that falls too far behind is dropped."""
+"""A connection's outbox: a table only queues frames; the sender task sends them in order, and a client that
+falls too far behind is dropped. (Through a real server: tests/server/test_websocket.py.)"""
 
 from __future__ import annotations
 
@@ -32,12 +32,13 @@ class FakeSend:
 
 
 @pytest.mark.anyio
-async def test_a_frame_is_sent_at_once_when_the_client_can_take_it() -> None:
+async def test_putting_a_frame_never_waits_for_the_client() -> None:
     send = FakeSend()
+    send.writable.clear()  # the client reads nothing
     outbox = _Outbox(send)
-    outbox.put("a")
-    outbox.put("b")
-    assert send.texts() == ["a", "b"]  # (no turn of the event loop in between: no hand-over to the sender task)
+    for number in range(server_app._SEND_QUEUE):
+        outbox.put(str(number))  # (a plain call: a table's broadcast cannot be held up)
+    assert send.sent == [] and outbox.closing is None
 
 
 @pytest.mark.anyio
@@ -46,7 +47,8 @@ async def test_frames_wait_in_order_while_the_client_cannot_take_them() -> None:
     outbox = _Outbox(send)
     sender = asyncio.ensure_future(outbox.run())
     send.writable.clear()
-    outbox.put("a")  # begun, and waits
+    outbox.put("a")
+    await asyncio.sleep(0.01)  # the sender waits in the send of "a"
     outbox.put("b")
     outbox.put("c")
     await asyncio.sleep(0.01)
@@ -54,30 +56,9 @@ async def test_frames_wait_in_order_while_the_client_cannot_take_them() -> None:
     send.writable.set()
     await asyncio.sleep(0.01)
     assert send.texts() == ["a", "b", "c"]
-    outbox.put("d")  # nothing waits any more: at once again
+    outbox.put("d")
+    await asyncio.sleep(0.01)
     assert send.texts() == ["a", "b", "c", "d"]
-    sender.cancel()
-
-
-@pytest.mark.anyio
-async def test_a_frame_put_while_a_queued_one_is_being_sent_waits_behind_it() -> None:
-    # The sender task's send of a queued frame waits (the client's buffer filled again); the buffer drains
-    # and, before the sender runs again, a broadcast puts the next frame: it must not overtake.
-    send = FakeSend()
-    outbox = _Outbox(send)
-    sender = asyncio.ensure_future(outbox.run())
-    send.writable.clear()
-    outbox.put("a")  # begun, and waits
-    outbox.put("b")  # queued
-    send.writable.set()
-    await asyncio.sleep(0)  # the sender finishes "a" ...
-    send.writable.clear()  # ... and its send of "b" has to wait
-    await asyncio.sleep(0.01)
-    assert send.texts() == ["a"]
-    send.writable.set()
-    outbox.put("c")  # in the same turn as the buffer drains
-    await asyncio.sleep(0.01)
-    assert send.texts() == ["a", "b", "c"]
     sender.cancel()
 
 
@@ -87,13 +68,26 @@ async def test_a_client_too_far_behind_is_dropped() -> None:
     outbox = _Outbox(send)
     sender = asyncio.ensure_future(outbox.run())
     send.writable.clear()
-    for number in range(server_app._SEND_QUEUE + 2):  # one begun, the queue full, one too many
+    outbox.put("0")
+    await asyncio.sleep(0.01)  # the sender waits in the send of "0"
+    for number in range(1, server_app._SEND_QUEUE + 2):  # the queue full, and one too many
         outbox.put(str(number))
-    assert outbox.overflowed
+    assert outbox.overflowed and outbox.closing == 4008
     send.writable.set()
     await asyncio.wait_for(sender, 1)  # the sender closes the connection and ends
     assert send.sent[-1] == {"type": "websocket.close", "code": 4008}
     assert send.texts() == ["0"]  # (the begun send is finished; the queued frames are dropped with the connection)
+
+
+@pytest.mark.anyio
+async def test_closing_sends_what_was_queued_then_the_last_word_then_the_close() -> None:
+    send = FakeSend()
+    outbox = _Outbox(send)
+    outbox.put("a")
+    outbox.close(4409, "bye")
+    outbox.put("late")  # (nothing is queued after the close)
+    await asyncio.wait_for(outbox.run(), 1)
+    assert send.texts() == ["a", "bye"] and send.sent[-1] == {"type": "websocket.close", "code": 4409}
 
 
 @pytest.mark.anyio

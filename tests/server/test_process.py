@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -37,12 +38,12 @@ def free_port() -> int:
 class Process:
     """``royal-revenge serve`` on a port, its standard error in a file."""
 
-    def __init__(self, db: Path | str, log: Path) -> None:
+    def __init__(self, db: Path | str, log: Path, log_level: str = "warning") -> None:
         self.port = free_port()
         self.log = log
         self.stderr = log.open("ab")
         self.proc = subprocess.Popen([COMMAND, "serve", "--port", str(self.port), "--db", str(db),
-                                      "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=self.stderr)
+                                      "--log-level", log_level], stdout=subprocess.DEVNULL, stderr=self.stderr)
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + SAFETY
         while True:
@@ -55,8 +56,8 @@ class Process:
             assert time.monotonic() < deadline, "the server did not start"
             time.sleep(0.05)
 
-    def ws_url(self, code: str, token: str) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws/{code}?token={token}"
+    def ws_url(self, code: str) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws/{code}"
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -73,15 +74,16 @@ def processes() -> Iterator[list[Process]]:
         process.kill()
 
 
-def _mine(view: dict[str, Any] | None) -> bool:
-    return bool(view and view["phase"] == "playing" and view["game"]["pending"]["seat"] == 0 and view["legal"])
+def _mine(view: dict[str, Any] | None, seat: int = 0) -> bool:
+    return bool(view and view["phase"] == "playing" and view["game"]["pending"]["seat"] == seat and view["legal"])
 
 
-async def _play(client: Client, rng: random.Random, moves: int | None) -> str | None:
-    """Act for seat 0 whenever it must decide, ``moves`` times (``None``: to the end). Returns the last acked id."""
+async def _play(client: Client, rng: random.Random, moves: int | None, seat: int = 0) -> str | None:
+    """Act for ``seat`` whenever it must decide, ``moves`` times (``None``: to the end). Returns the last acked id."""
     last = None
     while moves is None or moves > 0:
-        await client.wait_for(lambda: _mine(client.view) or bool(client.view and client.view["phase"] == "finished"))
+        await client.wait_for(lambda: _mine(client.view, seat)
+                              or bool(client.view and client.view["phase"] == "finished"))
         assert client.view is not None
         if client.view["phase"] == "finished":
             return last
@@ -92,7 +94,7 @@ async def _play(client: Client, rng: random.Random, moves: int | None) -> str | 
             moves = None if moves is None else moves - 1
         elif answer["code"] == "rate_limited":  # faster than a person: back off a little
             await asyncio.sleep(0.5)
-        else:  # a bot's catch may have changed the hand under our feet: look again
+        else:  # a bot's (or another player's) move may have changed the hand under our feet: look again
             assert answer["code"] == "illegal", answer
     return last
 
@@ -140,7 +142,7 @@ async def test_sigkill_in_the_middle_of_a_game_loses_nothing(tmp_path: Path, pro
     info = response.json()
     code, token = info["code"], info["token"]
     rng = random.Random(7)
-    client = await Client.connect_url(first.ws_url(code, token), "ann")
+    client = await Client.connect_url(first.ws_url(code), token, "ann")
     assert (await client.host("start"))["type"] == "ack"
     last_id = await _play(client, rng, 6)
     assert last_id is not None
@@ -156,7 +158,7 @@ async def test_sigkill_in_the_middle_of_a_game_loses_nothing(tmp_path: Path, pro
     for key in ("discard_pile", "hand_sizes", "pending", "king", "jester", "current", "scores", "active_colour"):
         assert watched["game"][key] == before["game"][key], key
 
-    client = await Client.connect_url(second.ws_url(code, token), "ann-again")
+    client = await Client.connect_url(second.ws_url(code), token, "ann-again")
     after = await client.first_state()
     assert after["you"] == 0
     assert after["game"] == before["game"]  # same hand, same discard pile, same everything
@@ -181,6 +183,66 @@ async def test_sigkill_in_the_middle_of_a_game_loses_nothing(tmp_path: Path, pro
     await client.close()
     second.kill()
     assert "Traceback" not in log.read_text()
+
+
+@pytest.mark.anyio
+async def test_no_token_ever_reaches_the_log_even_at_debug_level(tmp_path: Path, processes: list[Process]) -> None:
+    """A whole game (two people, a bot, a spectator, a reconnect, a seat opened twice, an old client with its token
+    in the URL) against ``serve --log-level debug``: the log has the libraries' request lines, headers and frames,
+    and no token the server handed out."""
+    log = tmp_path / "server.log"
+    server = Process(tmp_path / "tables.db", log, log_level="debug")
+    processes.append(server)
+    settings = {"players": 3, "single_round": True, "bot_delay_seconds": 0.02, "turn_seconds": 600,
+                "grace_seconds": 600}
+    async with httpx.AsyncClient(base_url=server.url, verify=False, timeout=SAFETY) as http:
+        created = (await http.post("/api/tables", json={"name": "Ann", "settings": settings})).json()
+        code = created["code"]
+        joined = (await http.post(f"/api/tables/{code}/join", json={"name": "Bob"})).json()
+        other = (await http.post("/api/tables", json={"name": "Cy", "settings": {"players": 2}})).json()
+    tokens = [created["token"], joined["token"], other["token"]]
+    url = server.ws_url(code)
+    old_style = await Client.connect_url(f"{url}?token={other['token']}", name="v3", hello=False)
+    await old_style.wait_closed()
+    assert old_style.close_code == 4400
+    ann = await Client.connect_url(url, created["token"], "ann")
+    bob = await Client.connect_url(url, joined["token"], "bob")
+    watcher = await Client.connect_url(url, None, "watcher")
+    assert (await ann.host("add_bot", level="easy"))["type"] == "ack"
+    assert (await ann.host("start"))["type"] == "ack"
+    rng = random.Random(5)
+
+    async def bob_plays() -> Client:
+        await _play(bob, rng, 2, seat=1)
+        await bob.close()  # Bob reconnects
+        again = await Client.connect_url(url, joined["token"], "bob-again")
+        assert (await again.first_state())["you"] == 1
+        await _play(again, rng, None, seat=1)
+        return again
+
+    async def ann_plays() -> Client:
+        await _play(ann, rng, 1)
+        again = await Client.connect_url(url, created["token"], "ann-again")  # Ann opens her seat again
+        await ann.wait_closed()
+        assert ann.close_code == 4409
+        await _play(again, rng, None)
+        return again
+
+    players = await asyncio.gather(ann_plays(), bob_plays())
+    await watcher.wait_for(lambda: bool(watcher.view and watcher.view["phase"] == "finished"), "the end")
+    for client in (*players, watcher):
+        await client.close()
+    await asyncio.to_thread(server.kill)
+
+    text = log.read_text()
+    lines = text.splitlines()
+    assert len(lines) > 100 and '"level": "debug"' in text  # (the test could see a leak: the log is all there)
+    assert "WebSocket /ws/" in text and "< TEXT" in text and "< GET /ws/" in text and "sec-websocket-key" in text
+    for token in tokens:
+        assert token not in text, [line for line in lines if token in line][:3]
+        assert quote(token) not in text
+    assert "[redacted]" in text  # (the hellos and the old client's URL were there, redacted)
+    assert "Traceback" not in text
 
 
 def _serve(*args: str) -> subprocess.CompletedProcess[str]:
@@ -217,4 +279,4 @@ async def test_healthz_in_process(server: Server) -> None:
     async with server.http() as http:
         response = await http.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": True, "tables": 0, "protocol": 3}
+    assert response.json() == {"status": "ok", "database": True, "tables": 0, "protocol": 4}

@@ -1,5 +1,6 @@
-"""The server's WebSocket transport: text frames written directly are exactly the library's frames, and frames
-read the short way are the ones the library would have read, in the same order."""
+"""The WebSocket path, through a real uvicorn server: the hello (protocol 4), frames in order whichever way they
+come and however slowly the client reads, a client too slow dropped with 4008, one connection per seat token
+(the newest; the one before is closed with 4409) and one rate limit per seat."""
 
 from __future__ import annotations
 
@@ -7,33 +8,32 @@ import asyncio
 import base64
 import json
 import os
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from websockets.frames import Frame, Opcode
 
-from royal_revenge.server.websocket import FRAME_PROTOCOL, SERVER_OPTIONS, read_text_frames, text_frame
+import royal_revenge.server.app as server_app
+from royal_revenge.server.websocket import SERVER_OPTIONS
 
-from .conftest import SAFETY, Client, Server, open_game
+from .conftest import RATE_LIMIT, SAFETY, Client, Server, open_game, running_server, settle
 
-
-@pytest.mark.parametrize("length", [0, 1, 125, 126, 127, 4_000, 65_535, 65_536, 70_000])
-def test_a_text_frame_is_the_one_the_websockets_library_makes(length: int) -> None:
-    payload = ("é" * length).encode()[:length]
-    assert text_frame(payload) == Frame(Opcode.TEXT, payload).serialize(mask=False)
+pytestmark = pytest.mark.anyio
 
 
-def test_the_server_sends_through_the_direct_frame_protocol() -> None:
-    assert FRAME_PROTOCOL is not None and SERVER_OPTIONS["ws"] is FRAME_PROTOCOL
-    assert SERVER_OPTIONS["ws_per_message_deflate"] is False  # (the direct path writes uncompressed frames)
+def test_the_server_runs_uvicorns_websocket_implementation_chosen_by_name() -> None:
+    assert SERVER_OPTIONS["ws"] == "websockets-sansio"
+    assert SERVER_OPTIONS["ws_per_message_deflate"] is False
 
 
-@pytest.mark.anyio
-async def test_clients_read_the_direct_frames_and_the_library_ones_alike(server: Server) -> None:
-    """States (written directly), pongs and errors, and closing (uvicorn's own code) all arrive whole."""
+async def test_clients_read_states_pongs_errors_and_the_close(server: Server) -> None:
     _, clients, _, _ = await open_game(server, humans=2, bots=[])
     first: Client = clients[0]
     await first.first_state()
+    assert first.ws.protocol.extensions == []  # (the client offered permessage-deflate: not taken)
     await first.send_raw(json.dumps({"type": "ping", "id": "p-1"}))
     await first.wait_for(lambda: any(frame == {"type": "pong", "id": "p-1"} for frame in first.frames), "the pong")
     refused = await first.request({"type": "action", "id": "a-x", "action": {"type": "nonsense"}})
@@ -47,83 +47,80 @@ async def test_clients_read_the_direct_frames_and_the_library_ones_alike(server:
     assert first.close_code == 1000
 
 
-# ------------------------------------------------------------------ the short way in
+# ------------------------------------------------------------------ the hello
 
 
-def masked_frame(payload: bytes, opcode: int = 0x1, fin: bool = True, mask: bytes = b"\x01\x02\x03\x04",
-                 masked: bool = True) -> bytes:
-    """A client's frame, as RFC 6455 §5.2 has it (the ``websockets`` library makes the same bytes)."""
-    frame = Frame(Opcode(opcode), payload, fin=fin)
-    if not masked:
-        return frame.serialize(mask=False)
-    data = bytes(byte ^ mask[index % 4] for index, byte in enumerate(payload))
-    length = len(payload)
-    head = bytes(((0x80 if fin else 0) | opcode,))
-    if length < 126:
-        head += bytes((0x80 | length,))
-    elif length < 65536:
-        head += bytes((0x80 | 126,)) + length.to_bytes(2, "big")
-    else:
-        head += bytes((0x80 | 127,)) + length.to_bytes(8, "big")
-    return head + mask + data
+async def test_a_spectator_says_hello_without_a_token(server: Server) -> None:
+    info = await server.create_table()
+    watcher = await Client.connect(server, info["code"], None, "watcher")
+    assert (await watcher.first_state())["you"] is None
 
 
-def read_all(data: bytes, max_size: int = 16384) -> tuple[int, list[str]]:
-    got: list[str] = []
-    return read_text_frames(data, max_size, got.append), got
-
-
-@pytest.mark.parametrize("text", ["", "a", "é" * 62, "x" * 125, "x" * 126, "y" * 4000, "z" * 16384])
-def test_a_client_text_frame_is_read_whole(text: str) -> None:
-    frame = masked_frame(text.encode())
-    assert read_all(frame + frame) == (2 * len(frame), [text, text])
-
-
-@pytest.mark.parametrize("frame, why", [
-    (masked_frame(b"hi", opcode=0x2), "binary"),
-    (masked_frame(b"hi", opcode=0x9), "ping"),
-    (masked_frame(b"hi", opcode=0x8), "close"),
-    (masked_frame(b"hi", fin=False), "the first fragment of a message"),
-    (masked_frame(b"hi", opcode=0x0), "a continuation"),
-    (bytes((0xC1,)) + masked_frame(b"hi")[1:], "a reserved bit"),
-    (masked_frame(b"hi", masked=False), "unmasked"),
-    (masked_frame(b"\xff\xfe"), "not UTF-8"),
-    (masked_frame(b"x" * 16385), "over the size limit"),
-    (masked_frame(b"x" * 70000), "a 64-bit length"),
+@pytest.mark.parametrize("first, why", [
+    ('{"type": "sync"}', "type: Invalid value 'sync'"),
+    ('{"type": "hello", "token": 7}', "token: Expected str | null, got int"),
+    ('{"type": "hello", "seat": 0}', "unknown field"),
+    ("hello", "not valid JSON"),
 ])
-def test_anything_but_a_whole_text_frame_is_left_to_the_library(frame: bytes, why: str) -> None:
-    first = masked_frame(b"first")
-    assert read_all(first + frame + first) == (len(first), ["first"]), why
+async def test_a_connection_must_begin_with_a_hello(server: Server, first: str, why: str) -> None:
+    info = await server.create_table()
+    client = await Client.connect_url(server.ws_url(info["code"]), name="rude", hello=False)
+    await client.send_raw(first)
+    await client.wait_closed()
+    assert [frame["code"] for frame in client.frames] == ["bad_hello"]
+    assert why in client.frames[0]["message"] and client.close_code == 4400
 
 
-def test_a_frame_cut_short_is_left_whole_for_the_library() -> None:
-    frame = masked_frame(b"x" * 300)
-    for cut in (1, 2, 3, 4, 6, 7, 8, 12, len(frame) - 1):
-        assert read_all(frame[:cut]) == (0, [])
+async def test_a_connection_that_says_nothing_is_closed(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server_app, "_HELLO_SECONDS", 0.2)
+    info = await server.create_table()
+    client = await Client.connect_url(server.ws_url(info["code"]), name="silent", hello=False)
+    await client.wait_closed()
+    assert client.frames == [{"type": "error", "id": None, "code": "bad_hello",
+                              "message": "no hello message within 0.2 seconds"}]
+    assert client.close_code == 4400
 
 
-def test_reading_stops_when_the_application_says_so() -> None:
-    got: list[str] = []
-    frames = masked_frame(b"a") + masked_frame(b"b")
-    assert read_text_frames(frames, 100, got.append, lambda: False) == len(masked_frame(b"a"))
-    assert got == ["a"]
+async def test_a_token_in_the_url_is_refused(server: Server) -> None:
+    info = await server.create_table()
+    client = await Client.connect_url(f"{server.ws_url(info['code'])}?token={info['token']}", name="v3", hello=False)
+    await client.wait_closed()
+    assert [frame["code"] for frame in client.frames] == ["bad_hello"]
+    assert "never in the URL" in client.frames[0]["message"] and client.close_code == 4400
+    table = await settle(server, info["code"])
+    assert not table.seats[0].connected
+
+
+# ------------------------------------------------------------------ frames, at the byte level
 
 
 class RawClient:
-    """A WebSocket client at the byte level: the test writes exactly the bytes it wants the server to read."""
+    """A WebSocket client at the byte level: the test writes exactly the frames it wants the server to read, and
+    reads (or does not read) the server's frames when it wants."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
 
     @classmethod
-    async def connect(cls, server: Server, code: str) -> RawClient:
-        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    async def connect(cls, server: Server, code: str, token: str | None = None, small_buffers: bool = False
+                      ) -> RawClient:
+        sock = socket.socket()
+        if small_buffers:  # (a slow reader: what the server sends waits on its side, not in this one's buffers)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
+        reader, writer = await asyncio.open_connection(sock=sock, limit=2048 if small_buffers else 2**16)
         key = base64.b64encode(os.urandom(16)).decode()
         writer.write((f"GET /ws/{code} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                       f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), SAFETY)
         assert head.startswith(b"HTTP/1.1 101"), head
-        return cls(reader, writer)
+        client = cls(reader, writer)
+        client.write(frame(json.dumps({"type": "hello", "token": token}).encode()))
+        return client
+
+    def write(self, data: bytes) -> None:
+        self.writer.write(data)
 
     async def frame(self) -> tuple[int, bytes]:
         first, second = await asyncio.wait_for(self.reader.readexactly(2), SAFETY)
@@ -143,72 +140,174 @@ class RawClient:
         return got
 
 
+def frame(payload: bytes, opcode: Opcode = Opcode.TEXT, fin: bool = True) -> bytes:
+    """A client's frame (masked), made by the websockets library."""
+    return Frame(opcode, payload, fin=fin).serialize(mask=True)
+
+
 def ping(number: int) -> bytes:
-    return masked_frame(json.dumps({"type": "ping", "id": f"p-{number}"}).encode())
+    return frame(json.dumps({"type": "ping", "id": f"p-{number}"}).encode())
 
 
 def pong(number: int) -> dict[str, Any]:
     return {"type": "pong", "id": f"p-{number}"}
 
 
-@pytest.fixture
-def direct_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The messages the server read the short way."""
-    read: list[str] = []
-    original = FRAME_PROTOCOL._deliver
-
-    def deliver(self: Any, text: str) -> None:
-        read.append(text)
-        original(self, text)
-
-    monkeypatch.setattr(FRAME_PROTOCOL, "_deliver", deliver)
-    return read
-
-
-@pytest.mark.anyio
-async def test_messages_are_answered_in_order_whichever_way_each_was_read(
-        server: Server, direct_reads: list[str]) -> None:
-    """The short way and the library's way (a fragmented message, a ping) interleave without reordering."""
+async def test_messages_are_answered_in_order_whatever_frames_carry_them(server: Server) -> None:
     info = await server.create_table()
     client = await RawClient.connect(server, info["code"])
     assert (await client.messages(1))[0]["type"] == "state"  # type: ignore[index]
     fragmented = json.dumps({"type": "ping", "id": "p-3"}).encode()
-    client.writer.write(ping(1) + masked_frame(b"are you there?", opcode=0x9) + ping(2)
-                        + masked_frame(fragmented[:10], fin=False) + masked_frame(fragmented[10:], opcode=0x0)
-                        + ping(4))
-    client.writer.write(ping(5))
-    await client.writer.drain()
-    assert await client.messages(6) == [pong(1), "pong", pong(2), pong(3), pong(4), pong(5)]
-    assert json.loads(direct_reads[0])["id"] == "p-1"  # (what follows the ping waits behind it, the long way)
-    # A frame cut across two reads goes the library's way; the next ones the short way again.
-    before = len(direct_reads)
-    frame = ping(6)
-    client.writer.write(frame[:3])
+    client.write(ping(1) + frame(b"are you there?", Opcode.PING) + ping(2)
+                 + frame(fragmented[:10], fin=False) + frame(fragmented[10:], Opcode.CONT) + ping(4))
+    client.write(ping(5))
+    got = await client.messages(6)
+    # (the library answers a control ping as it reads it, ahead of the application's frames)
+    assert "pong" in got and [message for message in got if message != "pong"] == [pong(n) for n in range(1, 6)]
+    whole = ping(6)  # a frame cut across two reads
+    client.write(whole[:3])
     await client.writer.drain()
     await asyncio.sleep(0.05)
-    client.writer.write(frame[3:])
-    await client.writer.drain()
+    client.write(whole[3:])
     assert await client.messages(1) == [pong(6)]
-    for number in range(7, 10):
-        client.writer.write(ping(number))
-        await client.writer.drain()
-        assert await client.messages(1) == [pong(number)]
-    assert len(direct_reads) > before
-    client.writer.write(masked_frame(b"\x03\xe8", opcode=0x8))  # close, 1000
-    await client.writer.drain()
+    client.write(frame((1000).to_bytes(2, "big"), Opcode.CLOSE))
     assert await client.messages(1) == ["close"]
     client.writer.close()
 
 
-@pytest.mark.anyio
-async def test_a_bad_frame_on_the_short_way_is_judged_by_the_library(server: Server, direct_reads: list[str]) -> None:
+async def test_a_bad_frame_is_judged_by_the_library(server: Server) -> None:
     info = await server.create_table()
     client = await RawClient.connect(server, info["code"])
     await client.messages(1)
-    client.writer.write(ping(1) + masked_frame(b"\xff\xfe"))  # invalid UTF-8: close 1007 (RFC 6455 §8.1)
-    await client.writer.drain()
-    assert await client.messages(1) == [pong(1)]
-    opcode, payload = await client.frame()
-    assert opcode == 0x8 and int.from_bytes(payload[:2], "big") == 1007
-    assert [json.loads(text)["id"] for text in direct_reads] == ["p-1"]
+    client.write(ping(1) + frame(b"\xff\xfe"))  # invalid UTF-8: close 1007 (RFC 6455 §8.1)
+    while True:  # (the ping's answer may or may not be out before the library closes)
+        opcode, payload = await client.frame()
+        if opcode == 0x8:
+            break
+        assert json.loads(payload) == pong(1)
+    assert int.from_bytes(payload[:2], "big") == 1007
     client.writer.close()
+
+
+def outbox_of(server: Server, code: str, seat: int | None) -> Any:
+    """The server's outbox for the connection of ``seat`` (the one connection of that seat or spectator)."""
+    (subscriber,) = [s for s in server.hub._live[code].subscribers if s.seat == seat]
+    return subscriber.send.__self__  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+async def tight_server(tmp_path: Path) -> AsyncIterator[Server]:
+    """A server whose connections have small kernel send buffers: what a client does not read waits in the server."""
+    async with running_server(tmp_path / "tables.db", send_buffer=4096) as running:
+        yield running
+
+
+async def test_a_slow_reader_gets_every_frame_in_order(tight_server: Server) -> None:
+    server = tight_server
+    code, humans, _, _ = await open_game(server, humans=1, bots=["easy", "easy", "easy"])
+    await settle(server, code, humans.values())
+    client = await RawClient.connect(server, code, small_buffers=True)
+    assert (await client.messages(1))[0]["type"] == "state"  # type: ignore[index]
+    outbox = outbox_of(server, code, None)
+    count = 100  # (a snapshot is about 2 kB: far more than the buffers hold, and fewer frames than the queue holds)
+    client.write(b"".join(frame(b'{"type": "sync"}') + ping(number) for number in range(count)))
+    await client.writer.drain()
+    async with asyncio.timeout(SAFETY):
+        while outbox._queue.qsize() < count:  # the frames wait in the server for the client
+            await asyncio.sleep(0.01)
+    got = await client.messages(2 * count)
+    assert [message["type"] for message in got] == ["state", "pong"] * count  # type: ignore[index]
+    assert [message for message in got if message["type"] == "pong"] == [pong(n) for n in range(count)]  # type: ignore[index]
+    client.writer.close()
+
+
+async def test_a_client_too_slow_is_dropped_with_4008(tight_server: Server) -> None:
+    server = tight_server
+    code, humans, _, _ = await open_game(server, humans=1, bots=["easy", "easy", "easy"])
+    await settle(server, code, humans.values())
+    client = await RawClient.connect(server, code, small_buffers=True)
+    await client.messages(1)
+    outbox = outbox_of(server, code, None)
+    client.write(b"".join(frame(b'{"type": "sync"}') for _ in range(server_app._SEND_QUEUE + 100)))
+    await client.writer.drain()
+    async with asyncio.timeout(SAFETY):
+        while not outbox.overflowed:
+            await asyncio.sleep(0.01)
+    while True:  # it reads again: what had been sent, then the close
+        opcode, payload = await client.frame()
+        if opcode == 0x8:
+            break
+        assert json.loads(payload)["type"] == "state"
+    assert int.from_bytes(payload[:2], "big") == 4008
+    client.writer.close()
+    await settle(server, code, humans.values())
+    assert not humans[0].closed  # (only the slow connection was dropped)
+
+
+# ------------------------------------------------------------------ one connection per seat token
+
+
+async def test_a_new_connection_for_a_seat_replaces_the_old_one(server: Server) -> None:
+    code, humans, tokens, _ = await open_game(server, humans=2, bots=[])
+    old = humans[0]
+    await old.first_state()
+    new = await Client.connect(server, code, tokens[0], "p0-new")
+    await new.first_state()
+    await old.wait_closed()
+    assert old.close_code == 4409
+    replaced = old.frames[-1]
+    assert replaced["code"] == "replaced" and "another window or device" in replaced["message"]
+    table = await settle(server, code, [new, humans[1]])
+    assert table.seats[0].connected
+    assert [s.seat for s in server.hub._live[code].subscribers].count(0) == 1
+    await new.send_raw(json.dumps({"type": "ping", "id": "p-new"}))
+    await new.wait_for(lambda: {"type": "pong", "id": "p-new"} in new.frames, "the pong")
+    assert not humans[1].closed  # the other seat's connection is untouched
+
+
+async def test_a_seats_connections_share_one_rate_limit(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server_app, "_RATE_BURST", RATE_LIMIT[0])
+    monkeypatch.setattr(server_app, "_RATE_PER_SECOND", RATE_LIMIT[1])
+    code, humans, tokens, _ = await open_game(server, humans=1, bots=["easy"])
+    burst = int(RATE_LIMIT[0])
+    first = humans[0]
+    start = len(first.frames)
+    for number in range(burst):  # the whole burst on the first connection (or what the start left of it)
+        await first.send_raw(json.dumps({"type": "ping", "id": f"a{number}"}))
+    await first.wait_for(lambda: len([f for f in first.frames[start:] if str(f.get("id")).startswith("a")]) == burst)
+    second = await Client.connect(server, code, tokens[0], "p0-second")
+    await second.first_state()
+    for number in range(burst):
+        await second.send_raw(json.dumps({"type": "ping", "id": f"b{number}"}))
+
+    def answers() -> list[dict[str, Any]]:
+        return [f for f in second.frames if str(f.get("id")).startswith("b")]
+
+    await second.wait_for(lambda: len(answers()) == burst)
+    # The new connection goes on with what the first left (20 come back a second): with an allowance of its own
+    # it would have a fresh burst, and every one of these would be answered.
+    assert any(f["type"] == "error" and f["code"] == "rate_limited" for f in answers()), answers()
+
+
+async def test_a_second_hello_is_refused_and_changes_nothing(server: Server) -> None:
+    _, humans, tokens, _ = await open_game(server, humans=2, bots=[])
+    first = humans[0]
+    await first.first_state()
+    await first.send_raw(json.dumps({"type": "hello", "token": tokens[1]}))
+    await first.wait_for(lambda: first.frames[-1].get("type") == "error")
+    assert first.frames[-1]["code"] == "bad_message" and not first.closed
+    await first.send_raw(json.dumps({"type": "sync"}))
+    await first.wait_for(lambda: first.frames[-1].get("type") == "state")
+    assert first.view is not None and first.view["you"] == 0  # (still seat 0's connection)
+
+
+async def test_a_seat_is_forgotten_once_its_connection_is_gone(server: Server) -> None:
+    info = await server.create_table()
+    lines = server.app.state.seat_lines
+    client = await Client.connect(server, info["code"], info["token"], "ann")
+    await client.first_state()
+    assert len(lines) == 1
+    await client.close()
+    async with asyncio.timeout(SAFETY):  # (as soon as its allowance would have refilled: at once, unlimited here)
+        while len(lines):
+            await asyncio.sleep(0.01)

@@ -187,3 +187,21 @@ async def test_the_remote_client_reconnects_after_the_server_restarts(tmp_path: 
         assert client.view is not None and client.view["code"] == info["code"]
         assert statuses[-1] == "connected"
         await client.close()
+
+
+async def test_the_terminal_stops_when_its_seat_is_opened_elsewhere(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "tables.db") as server:
+        info = await server.create_table("Ann", settings={"players": 2})
+        remote = RemoteClient(server.http_url, info["code"], token=info["token"], max_delay=0.05)
+        statuses: list[str] = []
+        remote.subscribe(lambda message: statuses.append(message["text"]) if message["type"] == "status" else None)
+        await remote.start()
+        other = await Client.connect(server, info["code"], info["token"], "elsewhere")
+        assert (await other.first_state())["you"] == 0
+        task = remote._task
+        assert task is not None
+        await asyncio.wait_for(task, 20)  # it gives up instead of taking the seat back, and back, ...
+        assert statuses[-1] == "this seat was opened on another connection (another window or device)"
+        assert not other.closed
+        await other.close()
+        await remote.close()

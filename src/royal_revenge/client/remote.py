@@ -23,8 +23,11 @@ DEFAULT_SERVER: Final = "http://127.0.0.1:8000"
 _CODE: Final = re.compile(r"^[A-Z0-9]{4,16}$")
 """A table code once its grouping dashes and spaces are dropped (:func:`normalize_code`)."""
 _TABLE_PATH: Final = re.compile(r"^/t/([^/]+)/?$")
-_FATAL_CLOSE: Final = {4403: "your seat token is not valid at this table any more", 4404: "there is no such table",
-                       4429: "too many tries from your address; wait a minute and try again"}
+_FATAL_CLOSE: Final = {4400: "the server does not speak this client's protocol (update the game)",
+                        4403: "your seat token is not valid at this table any more", 4404: "there is no such table",
+                        4409: "this seat was opened on another connection (another window or device)",
+                        4429: "too many tries from your address; wait a minute and try again"}
+"""Close codes after which reconnecting cannot help (docs/protocol.md)."""
 
 
 def parse_join_target(target: str, server: str = DEFAULT_SERVER) -> tuple[str, str]:
@@ -72,9 +75,10 @@ class RemoteClient(BaseClient):
 
     @property
     def ws_url(self) -> str:
+        """The table's WebSocket (the token goes in the hello message, never in the URL)."""
         scheme = "wss" if self.base_url.startswith("https") else "ws"
         host = self.base_url.split("://", 1)[1]
-        return f"{scheme}://{host}/ws/{self.code}" + (f"?token={self.token}" if self.token else "")
+        return f"{scheme}://{host}/ws/{self.code}"
 
     async def start(self) -> None:
         """Join (unless a token was given), connect, and wait for the first snapshot."""
@@ -121,6 +125,7 @@ class RemoteClient(BaseClient):
             close_code: int | None = None
             try:
                 async with websockets.connect(self.ws_url, open_timeout=15, max_size=None) as ws:
+                    await ws.send(json.dumps({"type": "hello", "token": self.token}))
                     self._ws, self.connected, retry = ws, True, 0
                     self.status("connected", True)
                     async for raw in ws:
@@ -134,7 +139,7 @@ class RemoteClient(BaseClient):
             except (OSError, websockets.WebSocketException, TimeoutError) as error:
                 close_code = getattr(getattr(error, "rcvd", None), "code", None)
                 if self._first is not None and not self._first.done() and close_code not in _FATAL_CLOSE:
-                    self._first.set_exception(ClientError(f"cannot connect to {self.ws_url.split('?')[0]}: {error}"))
+                    self._first.set_exception(ClientError(f"cannot connect to {self.ws_url}: {error}"))
                     return
             finally:
                 self._ws, self.connected = None, False

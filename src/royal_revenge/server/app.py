@@ -1,11 +1,11 @@
 """The FastAPI application: HTTP endpoints, the WebSocket protocol and the static page.
 
-Per WebSocket, one task receives and one task sends, under one task group (as
-encode/broadcaster does): a slow client never blocks a table, it only fills its own queue,
-and is disconnected if that queue overflows. Where the server's WebSocket protocol offers the
-short ways (``server/websocket.py``), a client's messages are handed over as they are read and
-frames are written as they are made, without going through either task; the receiver then only
-waits for the connection to end, and the sender only for a client that cannot keep up.
+Per WebSocket (plain ASGI, on uvicorn's WebSocket implementation: ``server/websocket.py``), one
+task receives and one task sends, under one task group (as encode/broadcaster does). A client's
+message is carried out as the receiver reads it (``Hub.submit``: callbacks, no task of its own);
+the frames a table makes for a connection only go into that connection's bounded queue, which
+its sender drains, so a slow client never holds up a table: it fills its own queue, and is
+disconnected if that queue overflows.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import logging
 import re
 import secrets
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -47,11 +47,11 @@ from .protocol import (
     error_message,
     message_id_of,
     parse_client_message,
+    parse_hello,
     request_error_message,
 )
 from .store import SYNCHRONOUS, Store
 from .throttle import Limits, RateLimited, Throttle, address_of, refuse_socket
-from .websocket import DIRECT_EXTENSION
 
 __all__ = ["create_app"]
 
@@ -61,6 +61,11 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 _SEND_QUEUE = 256
 _RATE_PER_SECOND = 20.0
 _RATE_BURST = 40.0
+_HELLO_SECONDS = 10.0
+"""How long a new connection may take to send its hello (protocol 4)."""
+_CLOSE_BAD_HELLO, _CLOSE_BAD_TOKEN, _CLOSE_NO_TABLE, _CLOSE_TOO_SLOW, _CLOSE_REPLACED = 4400, 4403, 4404, 4008, 4409
+"""The WebSocket close codes of docs/protocol.md."""
+_REFUSED = {"bad_hello": _CLOSE_BAD_HELLO, "bad_token": _CLOSE_BAD_TOKEN, "no_table": _CLOSE_NO_TABLE}
 
 _HTTP_STATUS = {"no_table": 404, "bad_token": 403, "not_host": 403, "table_full": 409, "wrong_phase": 409,
                 "seats_open": 409, "too_many_tables": 409, "storage": 503, "name_taken": 409, "already_seated": 409}
@@ -241,103 +246,137 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
         return JSONResponse({"detail": {"code": "bad_request", "message": request_error_message(error.errors())}},
                             status_code=422)
 
+    app.state.seat_lines = _SeatLines()
     app.add_middleware(SocketRoute)  # (WebSockets to /ws/{code}: see SocketRoute)
     return app
 
 
 class _Outbox:
-    """A connection's outgoing frames. A table never waits for a client: a frame is sent at once when the
-    connection can take it, and otherwise queued for the connection's sender task; more than ``_SEND_QUEUE``
-    queued frames mark the client as too slow (it is dropped, and resyncs when it reconnects).
+    """A connection's outgoing frames, sent in order by the connection's sender task (:meth:`run`).
 
-    Sending at once: the server's ``send`` waits only while the client's socket buffer is full, so
-    most frames are written from within the broadcast, with no hand-over to the sender task (one turn
-    of the event loop and a task switch fewer per frame). A send that has to wait is finished by the
-    sender task, and the frames queued meanwhile follow it in order.
+    A table never waits for a client: :meth:`put` only queues the frame. A client that reads so slowly that
+    ``_SEND_QUEUE`` frames already wait for it is too slow: it is dropped (close code 4008, after the frame
+    being sent) and gets a fresh snapshot when it reconnects.
     """
 
-    __slots__ = ("_frames", "_send", "_started", "_waiter", "_write", "failed", "overflowed")
+    __slots__ = ("_queue", "_send", "closing", "overflowed")
 
-    def __init__(self, send: Any, write: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, send: Any) -> None:
         self._send = send
-        self._write = write
-        """The protocol's short way out (``DIRECT_EXTENSION``): writes a frame at once if it can."""
-        self._frames: deque[str] = deque()
-        self._started: tuple[Any, Any] | None = None
-        """A send begun at once that had to wait: its coroutine and what it waits for (the sender finishes it)."""
-        self._waiter: asyncio.Future[None] | None = None
-        self.failed: BaseException | None = None
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue(_SEND_QUEUE)
+        """The frames to send; ``None`` after the last one (:meth:`close`)."""
+        self.closing: int | None = None
+        """The close code, once the connection is being closed: nothing more is queued."""
         self.overflowed = False
 
     def put(self, text: str) -> None:
-        if self._started is None and not self._frames and self.failed is None and not self.overflowed:
-            write = self._write
-            if write is not None and write(text):
-                return
-            sending = self._send({"type": "websocket.send", "text": text})
-            try:
-                awaited = sending.send(None)
-            except StopIteration:
-                return  # sent
-            except Exception as error:  # (the client is gone: the sender task ends the connection)
-                self.failed = error
-            else:
-                self._started = (sending, awaited)
-            self._wake()
+        """Queue a frame (never waits)."""
+        if self.closing is not None:
             return
-        if len(self._frames) >= _SEND_QUEUE:
-            self.overflowed = True
-        else:
-            self._frames.append(text)
-        self._wake()
+        try:
+            self._queue.put_nowait(text)
+        except asyncio.QueueFull:
+            self.closing, self.overflowed = _CLOSE_TOO_SLOW, True
 
-    def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None:
-            self._waiter = None
-            if not waiter.done():
-                waiter.set_result(None)
+    def close(self, code: int, last: str) -> None:
+        """Send ``last`` after the frames already queued, then close the connection with ``code``."""
+        self.put(last)
+        if self.closing is None:
+            self.closing = code
+            try:
+                self._queue.put_nowait(None)
+            except asyncio.QueueFull:
+                self.overflowed = True
 
     async def run(self) -> None:
-        """The sender task: finishes a send that had to wait, then sends what was queued meanwhile."""
-        loop = asyncio.get_running_loop()
+        """The sender task: sends the queued frames one by one until the connection is closed."""
+        queue, send = self._queue, self._send
         while True:
-            if self.failed is not None:
-                raise self.failed
-            if self._started is not None:
-                await _finish(*self._started)
-                self._started = None
-                continue
-            if self.overflowed:
-                await self._send({"type": "websocket.close", "code": 4008})
+            text = await queue.get()
+            if text is None or self.overflowed:  # (an overflow drops what is still queued)
+                await send({"type": "websocket.close", "code": self.closing})
                 return
-            if self._frames:
-                # The frame leaves the queue only once it is sent: while its send waits, put() must see the
-                # queue non-empty and queue behind it, or a frame put in the meantime would overtake it.
-                await self._send({"type": "websocket.send", "text": self._frames[0]})
-                self._frames.popleft()
-                continue
-            self._waiter = loop.create_future()
-            await self._waiter
+            await send({"type": "websocket.send", "text": text})
 
 
-async def _finish(coroutine: Any, awaited: Any) -> None:
-    """Run a coroutine that was begun by hand (``coroutine.send(None)`` gave ``awaited``) to its end, as a task
-    would: wait for what it waits for, then resume it (an exception is raised inside it, by its own ``await``)."""
-    while True:
-        try:
-            if awaited is None:
-                await asyncio.sleep(0)  # (a bare yield: the coroutine only gives the loop a turn)
-            else:
-                await asyncio.wait([awaited])
-        except asyncio.CancelledError:
-            with contextlib.suppress(BaseException):
-                coroutine.throw(asyncio.CancelledError())  # (let the send clean up; it ends here either way)
-            raise
-        try:
-            awaited = coroutine.send(None)
-        except StopIteration:
+class _Allowance:
+    """A token bucket for a seat's (or a spectator's) messages: ``_RATE_PER_SECOND`` a second on average, in
+    bursts of up to ``_RATE_BURST``."""
+
+    __slots__ = ("left", "stamp")
+
+    def __init__(self) -> None:
+        self.left, self.stamp = _RATE_BURST, time.monotonic()
+
+    def _refilled(self, now: float) -> float:
+        return min(_RATE_BURST, self.left + (now - self.stamp) * _RATE_PER_SECOND)
+
+    def take(self) -> bool:
+        """Use one message of the allowance; ``False`` (and nothing used) if none is left."""
+        now = time.monotonic()
+        left = self._refilled(now)
+        self.stamp = now
+        if left < 1:
+            self.left = left
+            return False
+        self.left = left - 1
+        return True
+
+    def seconds_to_full(self) -> float:
+        return (_RATE_BURST - self._refilled(time.monotonic())) / _RATE_PER_SECOND
+
+
+@dataclass(eq=False)
+class _SeatLine:
+    allowance: _Allowance = field(default_factory=_Allowance)
+    outbox: _Outbox | None = None
+    """The seat's connection, if it has one."""
+
+
+class _SeatLines:
+    """The seats' connections to this server, by seat token.
+
+    A token has one connection at a time: a new one replaces the one before, which is told why (``replaced``)
+    and closed with 4409. Its message allowance belongs to the token, not to a connection: a new connection
+    goes on with what the one before left, and the allowance is forgotten only once it would have refilled.
+    """
+
+    __slots__ = ("_lines",)
+
+    def __init__(self) -> None:
+        self._lines: dict[str, _SeatLine] = {}
+
+    def claim(self, token: str, outbox: _Outbox) -> _Allowance:
+        """Make ``outbox``'s connection the token's one (closing the one before); the token's allowance."""
+        line = self._lines.get(token)
+        if line is None:
+            line = self._lines[token] = _SeatLine()
+        elif line.outbox is not None:
+            line.outbox.close(_CLOSE_REPLACED, error_message(
+                "replaced", "this seat was opened on another connection (another window or device); "
+                            "this one is closed"))
+        line.outbox = outbox
+        return line.allowance
+
+    def release(self, token: str, outbox: _Outbox) -> None:
+        """``outbox``'s connection has ended."""
+        line = self._lines.get(token)
+        if line is not None and line.outbox is outbox:
+            line.outbox = None
+            asyncio.get_running_loop().call_later(line.allowance.seconds_to_full(), self._forget, token)
+
+    def _forget(self, token: str) -> None:
+        line = self._lines.get(token)
+        if line is None or line.outbox is not None:
             return
+        wait = line.allowance.seconds_to_full()
+        if wait > 0:
+            asyncio.get_running_loop().call_later(wait, self._forget, token)
+        else:
+            del self._lines[token]
+
+    def __len__(self) -> int:
+        return len(self._lines)
 
 
 class SocketRoute:
@@ -356,36 +395,59 @@ class SocketRoute:
             path: str = scope["path"]
             code = path[4:] if path.startswith("/ws/") else ""
             if code and "/" not in code:
-                await serve_socket(scope, receive, send, code, scope["app"].state.hub)
+                state = scope["app"].state
+                await serve_socket(scope, receive, send, code, state.hub, state.seat_lines)
                 return
         await self.app(scope, receive, send)
 
 
-async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str, hub: Hub) -> None:
-    """One connection (raw ASGI): validate the seat, then run a receiver and a sender until either ends."""
+class _Gone(Exception):
+    """The client left before its hello."""
+
+
+async def _hello(scope: dict[str, Any], receive: Any) -> str | None:
+    """The connection's hello: its seat token, or ``None`` for a spectator."""
+    if "token" in parse_qs(scope.get("query_string", b"").decode("latin-1")):
+        raise ProtocolError("bad_hello", "the seat token goes in the hello message, never in the URL "
+                                         f"(protocol {PROTOCOL_VERSION})")
+    try:
+        async with asyncio.timeout(_HELLO_SECONDS):
+            message = await receive()
+    except TimeoutError:
+        raise ProtocolError("bad_hello", f"no hello message within {_HELLO_SECONDS:g} seconds") from None
+    if message["type"] != "websocket.receive":  # websocket.disconnect
+        raise _Gone
+    raw = message.get("text")
+    return parse_hello(raw if raw is not None else message.get("bytes") or b"").token
+
+
+async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str, hub: Hub,
+                       seat_lines: _SeatLines) -> None:
+    """One connection (raw ASGI): the hello and the seat, then a receiver and a sender task until either ends."""
     if await refuse_socket(scope, receive, send, code):  # (per-address limits: server/throttle.py)
         return
     opening = await receive()
     if opening["type"] != "websocket.connect":
         return
     await send({"type": "websocket.accept"})
-    token = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [None])[0]
     try:
+        token = await _hello(scope, receive)
         live = await hub.get(code)
         seat = live.table.seat_of(token) if token else None
-    except TableError as error:
-        await send({"type": "websocket.send", "text": error_message(error.code, str(error))})
-        await send({"type": "websocket.close", "code": 4403 if error.code == "bad_token" else 4404})
+    except (ProtocolError, TableError) as error:
+        with contextlib.suppress(OSError, RuntimeError):  # (the client may be gone already)
+            await send({"type": "websocket.send", "text": error_message(error.code, str(error))})
+            await send({"type": "websocket.close", "code": _REFUSED.get(error.code, _CLOSE_NO_TABLE)})
         return
-    direct: dict[str, Any] | None = scope.get("extensions", {}).get(DIRECT_EXTENSION)
-    outbox = _Outbox(send, direct["write"] if direct else None)
+    except _Gone:
+        return
+    outbox = _Outbox(send)
     subscriber = Subscriber(seat, outbox.put, token=token if seat is not None else None)
     table_code = live.table.code
     await hub.subscribe(table_code, subscriber)
+    allowance = seat_lines.claim(token, outbox) if token is not None and seat is not None else _Allowance()
     log.info("connected", extra={"table": table_code, "seat": seat})
-    messages = _Messages(hub, table_code, token, seat, outbox.put, subscriber)
-    if direct:
-        direct["listen"](messages)
+    messages = _Messages(hub, table_code, token, seat, outbox, subscriber, allowance)
 
     async def receiver() -> None:
         while True:
@@ -404,41 +466,35 @@ async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str
     except* (RuntimeError, ConnectionError, OSError):  # (the client went away mid-send)
         pass
     finally:
-        if direct:
-            direct["listen"](None)
+        if token is not None and seat is not None:
+            seat_lines.release(token, outbox)
         await hub.unsubscribe(table_code, subscriber)
         log.info("disconnected", extra={"table": table_code, "seat": seat})
 
 
 class _Messages:
-    """A connection's messages, each carried out as it arrives: rate-limited, then :func:`handle_message`.
+    """A connection's messages, each carried out as the receiver task reads it: rate-limited (the allowance is
+    the seat's, shared with its other connections), then :func:`handle_message`."""
 
-    Called by the receiver task, or by the WebSocket protocol itself as the frame is read (the short way in).
-    """
+    __slots__ = ("allowance", "code", "hub", "outbox", "seat", "subscriber", "token")
 
-    __slots__ = ("allowance", "code", "hub", "put", "seat", "stamp", "subscriber", "token")
-
-    def __init__(self, hub: Hub, code: str, token: str | None, seat: int | None, put: Callable[[str], None],
-                 subscriber: Subscriber) -> None:
+    def __init__(self, hub: Hub, code: str, token: str | None, seat: int | None, outbox: _Outbox,
+                 subscriber: Subscriber, allowance: _Allowance) -> None:
         self.hub, self.code, self.token, self.seat = hub, code, token, seat
-        self.put, self.subscriber = put, subscriber
-        self.allowance, self.stamp = _RATE_BURST, time.monotonic()
+        self.outbox, self.subscriber, self.allowance = outbox, subscriber, allowance
 
     def __call__(self, raw: str | bytes) -> None:
-        now = time.monotonic()
-        allowance = min(_RATE_BURST, self.allowance + (now - self.stamp) * _RATE_PER_SECOND)
-        self.stamp = now
-        if allowance < 1:
-            self.allowance = allowance
-            self.put(error_message("rate_limited", "too many messages; slow down", message_id_of(raw)))
+        put = self.outbox.put
+        if self.outbox.closing is not None:
+            return  # (replaced or dropped: this connection no longer speaks for anyone)
+        if not self.allowance.take():
+            put(error_message("rate_limited", "too many messages; slow down", message_id_of(raw)))
             return
-        self.allowance = allowance - 1
         try:
-            handle_message(self.hub, self.code, self.token, self.seat, raw, self.put, self.subscriber)
+            handle_message(self.hub, self.code, self.token, self.seat, raw, put, self.subscriber)
         except Exception:  # a bug: logged, and the client hears of it (the connection and the table go on)
             log.exception("message_failed", extra={"table": self.code, "seat": self.seat})
-            self.put(error_message("server_error", "the server failed to carry out this message",
-                                   message_id_of(raw)))
+            put(error_message("server_error", "the server failed to carry out this message", message_id_of(raw)))
 
 
 def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, raw: str | bytes,

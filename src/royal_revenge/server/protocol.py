@@ -26,7 +26,9 @@ __all__ = [
     "SyncMessage",
     "PingMessage",
     "ClientMessage",
+    "HelloMessage",
     "parse_client_message",
+    "parse_hello",
     "error_message",
     "message_id_of",
     "ack_message",
@@ -35,7 +37,7 @@ __all__ = [
     "request_error_message",
 ]
 
-PROTOCOL_VERSION: Final = 3
+PROTOCOL_VERSION: Final = 4
 MAX_MESSAGE_BYTES: Final = 4096
 MAX_MESSAGE_DEPTH: Final = 8
 """How deeply a message may nest objects and arrays (the protocol needs 2: a message and its action).
@@ -87,6 +89,43 @@ class PingMessage(_Message, tag="ping", frozen=True):
 ClientMessage = ActionMessage | HostMessage | SyncMessage | PingMessage
 _decode: Final = msgspec.json.Decoder(ClientMessage).decode
 """Parses and checks in one pass (msgspec, strict: no coercion of types); every frame a player sends goes through it."""
+
+
+class HelloMessage(msgspec.Struct, tag_field="type", tag="hello", forbid_unknown_fields=True, frozen=True):
+    """A connection's first message: the seat token (``None``: watch as a spectator). The token travels here,
+    not in the URL, because URLs end up in access logs."""
+
+    token: str | None = None
+
+
+_decode_hello: Final = msgspec.json.Decoder(HelloMessage).decode
+
+
+def parse_hello(text: str | bytes) -> HelloMessage:
+    """Validate a connection's first frame; raises :class:`ProtocolError` (code ``bad_hello``) unless it is a
+    ``hello`` message.
+
+    >>> parse_hello('{"type": "hello", "token": "abc"}').token
+    'abc'
+    >>> try:
+    ...     parse_hello('{"type": "sync"}')
+    ... except ProtocolError as error:
+    ...     print(error.code, "-", error)
+    bad_hello - the first message must be a hello, {"type": "hello", "token": "..."} (type: Invalid value 'sync')
+    """
+    if isinstance(text, bytes):
+        reason = "a binary frame"
+    elif len(text) > MAX_MESSAGE_BYTES or len(text.encode()) > MAX_MESSAGE_BYTES:
+        reason = f"over {MAX_MESSAGE_BYTES} bytes"
+    else:
+        try:
+            return _decode_hello(text)
+        except msgspec.ValidationError as error:
+            reason = _plain(str(error))
+        except msgspec.DecodeError:
+            reason = "not valid JSON"
+    raise ProtocolError("bad_hello",
+                        f'the first message must be a hello, {{"type": "hello", "token": "..."}} ({reason})')
 
 
 def parse_client_message(text: str | bytes) -> ClientMessage:

@@ -224,11 +224,15 @@ function enterTable(result, name) {
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const query = app.token ? `?token=${encodeURIComponent(app.token)}` : "";
-  const ws = new WebSocket(`${scheme}://${location.host}/ws/${app.code}${query}`);
+  // Protocol 4: the seat token goes in the first message, never in the URL (URLs end up in logs).
+  const ws = new WebSocket(`${scheme}://${location.host}/ws/${app.code}`);
   app.ws = ws;
   setConn("connecting…", "warn");
-  ws.onopen = () => { app.retry = 0; setConn(app.spectator ? "watching" : "connected", "ok"); };
+  ws.onopen = () => {
+    ws.send(JSON.stringify({ type: "hello", token: app.token || null }));
+    app.retry = 0;
+    setConn(app.spectator ? "watching" : "connected", "ok");
+  };
   ws.onmessage = (event) => onMessage(JSON.parse(event.data));
   ws.onclose = (event) => {
     if (app.ws !== ws) return;
@@ -240,6 +244,16 @@ function connect() {
     }
     if (event.code === 4404) { setConn("no such table", "bad"); banner(`There is no table ${displayCode(app.code)}.`, "bad"); return; }
     if (event.code === 4429) { setConn("too many tries", "bad"); banner("Too many tries from your address: reload the page in a minute.", "bad"); return; }
+    if (event.code === 4409) {
+      setConn("opened elsewhere", "bad");
+      banner("This seat was opened in another window or on another device, so this page stopped. Reload it to play here again.", "bad");
+      return;
+    }
+    if (event.code === 4400) {
+      setConn("out of date", "bad");
+      banner("This page is out of date for the server. Reload it.", "bad");
+      return;
+    }
     const delay = Math.min(10000, 500 * 2 ** app.retry++);
     setConn(`reconnecting in ${Math.round(delay / 1000)} s…`, "warn");
     setTimeout(connect, delay);

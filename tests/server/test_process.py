@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import random
@@ -243,6 +244,35 @@ async def test_no_token_ever_reaches_the_log_even_at_debug_level(tmp_path: Path,
         assert quote(token) not in text
     assert "[redacted]" in text  # (the hellos and the old client's URL were there, redacted)
     assert "Traceback" not in text
+
+
+@pytest.mark.anyio
+async def test_a_text_frame_that_is_not_utf8_closes_the_connection_without_a_traceback(
+        tmp_path: Path, processes: list[Process]) -> None:
+    """The library closes such a connection with 1007 (RFC 6455 §8.1) and would log a traceback each time: a client
+    could fill the server's logs with them. One warning line instead (server/logs.py, ClientFaults)."""
+    log = tmp_path / "server.log"
+    server = Process(tmp_path / "tables.db", log, log_level="info")
+    processes.append(server)
+    async with httpx.AsyncClient(base_url=server.url, verify=False, timeout=SAFETY) as http:
+        code = (await http.post("/api/tables", json={"name": "Ann"})).json()["code"]
+    for _ in range(3):
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(f"GET /ws/{code} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+        assert b" 101 " in await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), SAFETY)
+        payload = b"\xff\xfe not UTF-8"
+        writer.write(bytes((0x81, 0x80 | len(payload))) + bytes(4) + payload)  # (a text frame, masked with zeros)
+        answer = await asyncio.wait_for(reader.read(64), SAFETY)
+        assert answer[:1] == b"\x88" and answer[2:4] == (1007).to_bytes(2, "big")  # a close frame: 1007
+        writer.close()
+    await asyncio.sleep(0.2)
+    await asyncio.to_thread(server.kill)
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    invalid = [line for line in lines if "UTF-8" in line["event"]]
+    assert len(invalid) == 3 and all(line["level"] == "warning" and "error" not in line for line in invalid)
+    assert not [line for line in lines if line["level"] == "error" or "Traceback" in json.dumps(line)]
 
 
 def _serve(*args: str) -> subprocess.CompletedProcess[str]:

@@ -706,9 +706,14 @@ class Hub:
                 self._arm(table)
 
     async def run_until_idle(self, step: Callable[[], Awaitable[None]] | None = None) -> None:
-        """Let queued work run (tests)."""
+        """Let queued work run (tests), the database's writes in flight included (a synced commit takes real time)."""
         for _ in range(50):
             await asyncio.sleep(0)
+        for _ in range(20):
+            if not await self.store.settled():
+                break
+            for _ in range(50):
+                await asyncio.sleep(0)
         if step is not None:
             await step()
 

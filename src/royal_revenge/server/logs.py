@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Any, Final
 
-__all__ = ["JsonFormatter", "RedactSecrets", "configure_logging", "redact"]
+__all__ = ["ClientFaults", "JsonFormatter", "RedactSecrets", "configure_logging", "redact"]
 
 _STANDARD: Final = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
 
@@ -73,6 +73,23 @@ class RedactSecrets(logging.Filter):
         return True
 
 
+class ClientFaults(logging.Filter):
+    """A client's bad input that a library logs as an error with a traceback becomes one warning line.
+
+    uvicorn's WebSocket protocol answers a text frame that is not UTF-8 correctly (it closes the connection with
+    1007) but logs it with ``logger.exception``: any client could fill the logs with tracebacks, and an operator
+    would read a server fault where there is none. The record keeps the library's words, without the traceback.
+    """
+
+    MESSAGES: Final = frozenset({"Invalid UTF-8 sequence received from client."})
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info is not None and record.name.startswith("uvicorn") and record.msg in self.MESSAGES:
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         data: dict[str, Any] = {
@@ -94,7 +111,8 @@ def configure_logging(level: str = "info") -> None:
     """Every log line (the server's, uvicorn's, the libraries') as JSON on standard error, secrets redacted."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
-    handler.addFilter(RedactSecrets())  # (on the handler: it sees the records of every logger that reaches it)
+    handler.addFilter(ClientFaults())  # (on the handler: it sees the records of every logger that reaches it)
+    handler.addFilter(RedactSecrets())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -277,6 +277,18 @@ class Store:
         if self._engine is not None:
             await self._engine.dispose()
 
+    async def settled(self) -> bool:
+        """Wait until no write of this store is waiting or being committed; returns whether there was any (tests:
+        a fake clock moves on in no time, while a commit synced to the disk takes real time)."""
+        waited = False
+        while self._syncing is not None or self._pending or (self._queue is not None and not self._queue.empty()):
+            waited = True
+            if self._syncing is not None:
+                await asyncio.shield(self._syncing)
+            else:
+                await asyncio.sleep(0.001)
+        return waited
+
     async def ping(self) -> bool:
         assert self._engine is not None
         try:

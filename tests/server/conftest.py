@@ -253,7 +253,10 @@ class Client:
         """Connect and say hello with ``token`` (protocol 4; ``hello=False``: say nothing)."""
         ws = await websockets.connect(url, max_size=None, open_timeout=SAFETY, compression=None)
         if hello:
-            await ws.send(json.dumps({"type": "hello", "token": token}))
+            # (a server that refuses the connection at once, e.g. an address over its limits, may have closed it
+            # already: its error and close are there to read all the same)
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await ws.send(json.dumps({"type": "hello", "token": token}))
         client = cls(ws, name)
         client._task = asyncio.create_task(client._read())
         return client

@@ -199,7 +199,9 @@ async def test_no_token_ever_reaches_the_log_even_at_debug_level(tmp_path: Path,
     async with httpx.AsyncClient(base_url=server.url, verify=False, timeout=SAFETY) as http:
         created = (await http.post("/api/tables", json={"name": "Ann", "settings": settings})).json()
         code = created["code"]
+        http.cookies.clear()  # (Bob and Cy each from a browser of their own)
         joined = (await http.post(f"/api/tables/{code}/join", json={"name": "Bob"})).json()
+        http.cookies.clear()
         other = (await http.post("/api/tables", json={"name": "Cy", "settings": {"players": 2}})).json()
     tokens = [created["token"], joined["token"], other["token"]]
     url = server.ws_url(code)

@@ -753,14 +753,19 @@ class Table:
             changed = True
             if name == "scepter":
                 d.scepter = None
-                if FANFARE in state.legal_actions(None):
-                    self._apply(None, FANFARE, "table", None, now)
+                if FANFARE not in state.legal_actions(None):
+                    continue  # nothing happened: the other clocks run on
+                self._apply(None, FANFARE, "table", None, now)
             elif name == "next_round":
                 self._apply(None, NEXT_ROUND, "table", None, now)
             elif name == "catch":
                 d.catch = None
+                version = self.version
                 self._bots_catch(now)
-                continue  # the other clocks are unchanged by a pass
+                if self.version == version:
+                    continue  # the bots let it go: the other clocks run on
+                # (after a catch, as after any move, the clocks are worked out afresh: a restore works them out
+                # from the last move, see from_json)
             else:
                 decider = state.decider
                 assert decider is not None

@@ -348,14 +348,14 @@ class Table:
         run)."""
         self.deadlines = _Deadlines()
         self.log: deque[ev.Event] = deque(maxlen=_LOG_SIZE)
+        """The recent events, oldest first: numbered consecutively, the newest :attr:`log_last` (numbers, not pairs
+        of a number and an event: the log lives as long as the game, and every object in it is one more for the
+        garbage collector to scan)."""
         self._log_by: deque[str | None] = deque(maxlen=_LOG_SIZE)
         """For each event of :attr:`log`, why the table made it for a person (``timeout``, ``autopilot``: a move's
         ``by``), or ``None`` (the person, a bot or the rules did it)."""
         self._log_base = 0
-        """The number of the last event before the current game's first."""
-        """The recent events, oldest first: numbered consecutively, the newest :attr:`log_last` (numbers, not pairs
-        of a number and an event: the log lives as long as the game, and every object in it is one more for the
-        garbage collector to scan)."""
+        """The number of the last event before the current game's first (log numbers go on across games)."""
         self._rng = _TableRng(seed)
         self._agent_factory = agent_factory or _default_agent_factory
         self._agents: dict[tuple[int, str], Agent] = {}
@@ -1060,8 +1060,8 @@ class Table:
     def row_key(self) -> tuple[Any, ...]:
         """What :meth:`to_json` holds that the moves do not bring back: while it stays the same and the version
         has moved only by the new moves, the row saved before still restores this table (with those moves), so
-        a server need not write it again with every move. (The other clocks are worked out afresh on a restore,
-        and ``at`` is then older than the moves' own times. ``origin`` and ``log_base`` change only with
+        a server need not write it again with every move. (A restore takes the later of the row's ``at`` and the
+        last move's, and works the other clocks out afresh from it; ``origin`` and ``log_base`` change only with
         ``game_no``.)
         """
         return (self.phase, self.host, self.game_no, self.seats_generation, self._rng.state, self.deadlines.scepter,

@@ -204,6 +204,11 @@ async def test_a_timed_out_player_is_replaced_by_a_bot(server: Server) -> None:
         table = await settle(server, code, clients)
         timed_out = [m for m in table.moves[moves:] if m.move.startswith("0:")]
         assert timed_out and timed_out[0].by == "timeout"
+        # The player's frames say that the table decided for them, in words and by a mark.
+        assert me.view is not None
+        told = [entry for entry in me.view["log"] if entry.get("by") == "timeout"]
+        assert len(told) == timeouts and told[-1]["text"].startswith("Time ran out: the table ")
+        assert told[-1]["text"].endswith(f"for {'King ' if told[-1]['kind'].endswith('Chosen') else ''}Host")
         assert table.seats[0].timeouts == timeouts
         assert me.view is not None and me.view["seats"][0]["autopilot"] is (timeouts == 2)
     # On autopilot a bot plays the seat at bot speed, with nobody waiting for the decision clock.

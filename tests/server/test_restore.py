@@ -274,3 +274,43 @@ def test_a_timed_out_decision_and_autopilot_say_in_the_log_that_the_table_made_t
                                [LoggedMove(*row) for row in table.moves.rows()], now)
     assert restored.log_view(None) == table.log_view(None)
     assert restored.log_view(0) == table.log_view(0)
+
+
+def test_a_restart_right_after_a_bots_catch_brings_back_the_same_clocks() -> None:
+    """A bot's catch is a move like any other: the clocks are worked out afresh after it, as a restore does."""
+    from royal_revenge.bots import RandomAgent
+    from royal_revenge.engine import Catch, Play
+
+    settings = TableSettings(players=3, single_round=True, turn_seconds=30, bot_delay_seconds=0.5,
+                             scepter_min_seconds=3000, scepter_max_seconds=3000)
+    catches = 0
+    for seed in range(40):
+        table = Table.open(settings, code="CATCH", seed=seed, agent_factory=lambda level, s: RandomAgent(s))
+        _, ann = table.join("Ann", 9, 0.0)
+        table.set_connected(0, True, 0.0)
+        table.add_bot(ann, "easy", 0.0)
+        table.add_bot(ann, "easy", 0.0)
+        table.start(ann, 0.0)
+        now, rng = 0.0, random.Random(seed)
+        thought = False
+        while table.phase is Phase.PLAYING and table.game is not None:
+            moves = len(table.moves)
+            if table.game.state.decider == 0 and thought:  # Ann never calls UNO: the bots may catch her
+                legal = table.legal_actions(0)
+                plays = [action for action in legal if isinstance(action, Play) and not action.uno]
+                table.act(ann, rng.choice(plays or legal), now)
+                thought = False
+                continue
+            if table.game.state.decider == 0:
+                now += 5  # Ann thinks (her clock has 30 s), and the bots look at her cards meanwhile
+                thought = True
+            else:
+                now = max(now, table.next_deadline() or now)
+            table.tick(now)
+            caught = [move for move in table.moves[moves:] if isinstance(Move.parse(move.move).action, Catch)]
+            if caught and Move.parse(table.moves[-1].move).action == Move.parse(caught[-1].move).action:
+                catches += 1
+                restored = Table.from_json(json.loads(json.dumps(table.to_json())),
+                                           [LoggedMove(*row) for row in table.moves.rows()], now + 50)
+                assert_restored(table, restored, now + 50)
+    assert catches >= 3

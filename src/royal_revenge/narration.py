@@ -14,7 +14,7 @@ from .engine import Card, Kind
 from .engine import events as ev
 from .engine.cards import ALL_CARDS
 
-__all__ = ["card_words", "describe_event"]
+__all__ = ["MADE_FOR", "card_words", "describe_event"]
 
 _KIND_WORDS: Final = {
     Kind.REVERSE: "Reverse",
@@ -93,7 +93,44 @@ _NARRATORS: Final[dict[type, Callable[[Any, Name], str | None]]] = {
 """One narrator per event type (a lookup, not a chain of isinstance: the log is narrated with every move)."""
 
 
-def describe_event(event: ev.Event, name: Callable[[int], str]) -> str | None:
-    """One line about ``event``, or ``None`` for events not worth a line."""
+def _drew_for(event: ev.Drew, name: Name) -> str:
+    if event.cards:
+        return "drew " + ", ".join(_CARD_WORDS[card] for card in event.cards)
+    return "drew no card" if event.count == 0 else ("drew a card" if event.count == 1 else f"drew {event.count} cards")
+
+
+_DONE_FOR: Final[dict[type, Callable[[Any, Name], tuple[str, int]]]] = {
+    ev.Played: lambda event, name: (
+        f"played {_CARD_WORDS[event.card]}" + (" and called UNO" if event.uno else ""), event.seat),
+    ev.Drew: lambda event, name: (_drew_for(event, name), event.seat),
+    ev.Passed: lambda event, name: ("passed (nothing was left to draw)", event.seat),
+    ev.Kept: lambda event, name: ("kept the card", event.seat),
+    ev.ColourChosen: lambda event, name: (f"chose {event.colour.name.lower()}", event.king),
+    ev.VictimChosen: lambda event, name: (f"sent the King's Choice to {name(event.victim)}", event.king),
+    ev.JesterChosen: lambda event, name: (f"made {name(event.jester)} the Jester", event.king),
+    ev.UnoCalled: lambda event, name: ("called UNO", event.seat),
+    ev.Caught: lambda event, name: (f"caught {name(event.seat)} without UNO", event.catcher),
+}
+"""What the table did, and for whom, when it made a person's decision (the events of :func:`ev.decided_by`)."""
+
+MADE_FOR: Final = {"timeout": "Time ran out: ", "autopilot": "On autopilot: "}
+"""Why the table made a person's decision (a move's ``by``), and how the line about it begins."""
+
+
+def describe_event(event: ev.Event, name: Callable[[int], str], by: str | None = None) -> str | None:
+    """One line about ``event``, or ``None`` for events not worth a line.
+
+    ``by`` is ``timeout`` or ``autopilot`` (:data:`MADE_FOR`) when the table made this decision for the
+    person in the seat, and the line says so:
+
+    >>> describe_event(ev.Played(0, Card.parse("Y4"), False), lambda seat: "Ann", by="timeout")
+    'Time ran out: the table played yellow 4 for Ann'
+    """
+    if by is not None and by in MADE_FOR:
+        done = _DONE_FOR.get(type(event))
+        if done is not None:
+            what, seat = done(event, name)
+            king = "King " if isinstance(event, (ev.ColourChosen, ev.VictimChosen, ev.JesterChosen)) else ""
+            return f"{MADE_FOR[by]}the table {what} for {king}{name(seat)}"
     narrator = _NARRATORS.get(type(event))
     return narrator(event, name) if narrator is not None else None

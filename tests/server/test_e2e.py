@@ -204,6 +204,11 @@ async def test_a_timed_out_player_is_replaced_by_a_bot(server: Server) -> None:
         table = await settle(server, code, clients)
         timed_out = [m for m in table.moves[moves:] if m.move.startswith("0:")]
         assert timed_out and timed_out[0].by == "timeout"
+        # The player's frames say that the table decided for them, in words and by a mark.
+        assert me.view is not None
+        told = [entry for entry in me.view["log"] if entry.get("by") == "timeout"]
+        assert len(told) == timeouts and told[-1]["text"].startswith("Time ran out: the table ")
+        assert told[-1]["text"].endswith(f"for {'King ' if told[-1]['kind'].endswith('Chosen') else ''}Host")
         assert table.seats[0].timeouts == timeouts
         assert me.view is not None and me.view["seats"][0]["autopilot"] is (timeouts == 2)
     # On autopilot a bot plays the seat at bot speed, with nobody waiting for the decision clock.
@@ -212,7 +217,9 @@ async def test_a_timed_out_player_is_replaced_by_a_bot(server: Server) -> None:
     moves = len(table.moves)
     await step_clock(server, code, clients)
     table = await settle(server, code, clients)
-    assert [m.by for m in table.moves[moves:] if m.move.startswith("0:")][:1] == ["bot"]
+    assert [m.by for m in table.moves[moves:] if m.move.startswith("0:")][:1] == ["autopilot"]
+    assert me.view is not None and any(entry.get("by") == "autopilot" and entry["text"].startswith("On autopilot: ")
+                                       for entry in me.view["log"])  # (and the player is told)
     # Until the player acts again.
     table = await until_mine()
     assert me.view is not None and me.view["legal"]
@@ -278,7 +285,7 @@ async def test_a_player_gone_past_the_grace_time_is_played_by_a_bot_until_they_r
             break
     table = await settle(server, code, [humans[0]])
     if table.phase is Phase.PLAYING:
-        assert any(m.by == "bot" and m.move.startswith("1:") for m in table.moves[moves:])
+        assert any(m.by == "autopilot" and m.move.startswith("1:") for m in table.moves[moves:])
         back = await Client.connect(server, code, tokens[1], "p1-back")
         view = await back.first_state()
         table = await settle(server, code, [humans[0], back])

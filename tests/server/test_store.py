@@ -177,6 +177,7 @@ async def test_a_row_left_as_it_was_still_restores_the_table_exactly(tmp_path: P
     from royal_revenge.clock import FakeClock
     from royal_revenge.server.hub import Hub, Subscriber
     from royal_revenge.session import Table, TableSettings
+    from royal_revenge.session.table import RESTART_GRACE_SECONDS
 
     store = await Store.connect(f"sqlite+aiosqlite:///{tmp_path / 'tables.db'}")
     rows = 0
@@ -217,7 +218,11 @@ async def test_a_row_left_as_it_was_still_restores_the_table_exactly(tmp_path: P
             assert found is not None
             restored = Table.from_json(found[0], found[1], clock.now())
             assert restored.version == live.table.version
-            assert restored.deadlines.scepter == live.table.deadlines.scepter
+            # The scepter keeps the time it had left when the table last changed, counted from the end of the
+            # restart's pause.
+            assert live.table.deadlines.scepter is not None and live.table.changed_at is not None
+            assert restored.deadlines.scepter == pytest.approx(
+                clock.now() + RESTART_GRACE_SECONDS + live.table.deadlines.scepter - live.table.changed_at)
             for viewer in (None, *tokens):
                 mine, theirs = restored.view(viewer), live.table.view(viewer)
                 for view in (mine, theirs):

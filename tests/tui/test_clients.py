@@ -126,9 +126,10 @@ def test_a_resumed_game_is_restored_from_its_row_and_moves() -> None:
     assert table.phase is Phase.FINISHED
     assert restored(table).game.state == table.game.state  # type: ignore[union-attr]
     table.rematch(tok, now)
-    assert table.origin is None
+    assert table.origin is not None and table.origin != again.origin  # the table's own deal, kept as dealt
+    assert table.origin["ages"] == [31, None, None] and table.origin["first_king"] is None
     again = restored(table)
-    assert again.game is not None and again.game.state == table.game.state and again.origin is None
+    assert again.game is not None and again.game.state == table.game.state and again.origin == table.origin
 
 
 def test_table_resume_checks_the_record() -> None:

@@ -12,6 +12,7 @@ from typing import TypeAlias, TypeGuard
 from .cards import Card, Colour
 
 __all__ = [
+    "decided_by",
     "hides",
     "private_to",
     "DealerDrawn",
@@ -180,6 +181,24 @@ def private_to(event: Event) -> int | None:
     (2, None)
     """
     return event.seat if isinstance(event, Drew) and event.cards is not None else None
+
+
+def decided_by(event: Event) -> int | None:
+    """The seat whose own decision ``event`` records (a play, a draw for the turn, a pass, a keep, the King's
+    choices, an UNO call, a catch), or ``None`` for what follows from the rules.
+
+    >>> decided_by(Played(1, Card.parse("R7"), False)), decided_by(Drew(2, 2, "penalty", None)), decided_by(Skipped(0))
+    (1, None, None)
+    """
+    if isinstance(event, (Played, Passed, Kept, UnoCalled)):
+        return event.seat
+    if isinstance(event, Drew):
+        return event.seat if event.reason == "turn" else None
+    if isinstance(event, (ColourChosen, VictimChosen, JesterChosen)):
+        return event.king
+    if isinstance(event, Caught):
+        return event.catcher
+    return None
 
 
 def hides(event: Event, seat: int | None) -> TypeGuard[Drew]:

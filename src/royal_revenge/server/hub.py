@@ -189,6 +189,8 @@ class Hub:
         self.agent_factory = agent_factory
         self.base_url = base_url
         self._live: dict[str, _Live] = {}
+        self._unrestorable: set[str] = set()
+        """Tables whose saved rows failed to restore (logged once, with the reason): refused until a restart."""
         self._heap: list[tuple[float, str]] = []
         self._armed: dict[str, float] = {}
         self._wake = asyncio.Event()
@@ -208,6 +210,7 @@ class Hub:
                 table = Table.from_json(data, moves, now, agent_factory=self.agent_factory)
             except Exception:  # one bad row must not keep every other table down
                 log.exception("table_restore_failed", extra={"table": data.get("code")})
+                self._unrestorable.add(str(data.get("code")))
                 continue
             self._live[table.code] = _Live(table, saved_moves=len(table.moves), saved_game=table.game_no,
                                            active_at=now)
@@ -262,19 +265,32 @@ class Hub:
         return table, seat, token
 
     async def get(self, code: str) -> _Live:
-        """The live table ``code`` (as typed: :func:`normalize_code`), read back from the database if it is not
-        in memory (:class:`TableError` ``no_table`` if there is none)."""
+        """The live table ``code`` (as typed: :func:`normalize_code`), read back from the database if this process
+        does not hold it (let go when idle, or not loaded yet).
+
+        Refuses an unknown code (``no_table``) and a table whose saved row does not restore (``storage``:
+        the reason is logged the first time, and the row is not read again for every request).
+        """
         code = normalize_code(code)
         live = self._live.get(code)
         if live is not None:
             live.active_at = self.clock.now()
         else:
+            if code in self._unrestorable:
+                raise _unrestorable(code)
             found = await self.store.load_table(code) if 4 <= len(code) <= 16 and code.isalnum() else None
             if found is None:
                 raise TableError("no_table", f"there is no table {code!r}")
             live = self._live.get(code)  # another request may have loaded it meanwhile
             if live is None:
-                table = Table.from_json(found[0], found[1], self.clock.now(), agent_factory=self.agent_factory)
+                if code in self._unrestorable:
+                    raise _unrestorable(code)
+                try:
+                    table = Table.from_json(found[0], found[1], self.clock.now(), agent_factory=self.agent_factory)
+                except Exception:
+                    log.exception("table_restore_failed", extra={"table": code})
+                    self._unrestorable.add(code)
+                    raise _unrestorable(code) from None
                 live = _Live(table, saved_moves=len(table.moves), saved_game=table.game_no,
                              active_at=self.clock.now())
                 self._live[code] = live
@@ -716,6 +732,11 @@ class Hub:
                 await asyncio.sleep(0)
         if step is not None:
             await step()
+
+
+def _unrestorable(code: str) -> TableError:
+    return TableError("storage", f"table {code} cannot be opened: its saved game could not be restored "
+                                 "(the server has logged why)")
 
 
 def _holds(table: Table, subscriber: Subscriber) -> bool:

@@ -47,15 +47,18 @@ from ..engine import (
     own_json,
 )
 from ..engine import events as ev
-from ..narration import describe_event
+from ..narration import MADE_FOR, describe_event
 
-__all__ = ["BOT_LEVELS", "CODE_LENGTH", "NAME_LENGTH", "SLOW_LEVELS", "BotTurn", "Phase", "SeatKind", "Seat",
+__all__ = ["BOT_LEVELS", "CODE_LENGTH", "NAME_LENGTH", "RESTART_GRACE_SECONDS", "SLOW_LEVELS", "BotTurn", "Phase", "SeatKind", "Seat",
            "TableError", "TableSettings", "Table", "LoggedMove", "display_code", "new_code", "normalize_code"]
 
 BOT_LEVELS: Final = ("easy", "normal", "hard")
 SLOW_LEVELS: Final = frozenset({"hard"})
 """Bot levels that search (tens of milliseconds a decision): a server works their moves out off its event loop."""
 _LOG_SIZE: Final = 60
+RESTART_GRACE_SECONDS: Final = 15.0
+"""After a restart, how long a table with people waits for them to reconnect before its clocks run again (a
+client's reconnection backoff reaches 10 s): see :meth:`Table.from_json`."""
 _RECENT_IDS: Final = 64
 
 
@@ -206,7 +209,8 @@ class LoggedMove(NamedTuple):
 
     move: str
     by: str
-    """``player``, ``bot``, ``timeout`` or ``table``."""
+    """``player``, ``bot``, ``table``, ``record`` (a resumed record's), or the table deciding for a person:
+    ``timeout`` (their time ran out) or ``autopilot`` (a bot plays their seat)."""
     client_id: str | None
     at: float
     version: int | None = None
@@ -336,14 +340,25 @@ class Table:
         self.game: Game | None = None
         self.moves = MoveLog()
         self.origin: dict[str, Any] | None = None
-        """How the current game was set up when it is a resumed record (its seed, ages and first King, which
-        the table's own seed and seats do not give); ``None`` for a game the table dealt itself."""
+        """How the current game was dealt (its seed, ages and first King, as :meth:`Game.new` takes them), fixed
+        when it was dealt: a restore deals from it, never from the seats as they are now (a kicked person's seat
+        is a bot's, without an age). ``None`` before the first game."""
         self.version = 0
+        self.changed_at: float | None = None
+        """When the table last changed (``now`` of the change that moved :attr:`version`)."""
+        self.resume_at: float | None = None
+        """After a restart, when the table's clocks run again unless every person is back first (``None``: they
+        run)."""
         self.deadlines = _Deadlines()
         self.log: deque[ev.Event] = deque(maxlen=_LOG_SIZE)
         """The recent events, oldest first: numbered consecutively, the newest :attr:`log_last` (numbers, not pairs
         of a number and an event: the log lives as long as the game, and every object in it is one more for the
         garbage collector to scan)."""
+        self._log_by: deque[str | None] = deque(maxlen=_LOG_SIZE)
+        """For each event of :attr:`log`, why the table made it for a person (``timeout``, ``autopilot``: a move's
+        ``by``), or ``None`` (the person, a bot or the rules did it)."""
+        self._log_base = 0
+        """The number of the last event before the current game's first (log numbers go on across games)."""
         self._rng = _TableRng(seed)
         self._agent_factory = agent_factory or _default_agent_factory
         self._agents: dict[tuple[int, str], Agent] = {}
@@ -410,7 +425,7 @@ class Table:
         self._seats_changed()
         if self.host is None:
             self.host = index
-        self._changed()
+        self._changed(now)
         return index, token
 
     def holds(self, seat: int, token: str) -> bool:
@@ -448,7 +463,7 @@ class Table:
         index = open_seats[0]
         self.seats[index] = Seat(SeatKind.BOT, _bot_name(level, index), level=level)
         self._seats_changed()
-        self._changed()
+        self._changed(now)
         return index
 
     def remove(self, token: str | None, seat: int, now: float) -> None:
@@ -476,7 +491,7 @@ class Table:
             # A game needs every seat: a bot takes over the kicked player's cards.
             self.seats[seat] = Seat(SeatKind.BOT, _bot_name("normal", seat), level="normal")
             self._seats_changed()
-        self._changed()
+        self._changed(now)
         self._schedule(now)
 
     def start(self, token: str | None, now: float) -> None:
@@ -519,7 +534,7 @@ class Table:
             raise TableError("bad_record", "the saved game does not replay to its recorded state")
         self.game_no += 1
         self._recent.clear()
-        self.log.clear()
+        self._clear_log()
         self._record_events(setup)
         for events in happened:
             self._record_events(events)
@@ -531,26 +546,51 @@ class Table:
         if state.scepter_running and not state.fanfare_queued and self.phase is Phase.PLAYING:
             low, high = self.settings.scepter_min_seconds, self.settings.scepter_max_seconds
             self.deadlines.scepter = now + self._rng.uniform(low, high)
-        self._changed()
+        self._changed(now)
         self._schedule(now)
 
     def _new_game(self, now: float) -> None:
         self.game_no += 1
         self.moves = MoveLog()
-        self.origin = None
         self._recent.clear()
-        self.log.clear()
-        game_seed = self._game_seed()
+        self._clear_log()
         ages = [seat.age if seat.kind is SeatKind.HUMAN else None for seat in self.seats]
+        self.origin = {"seed": self._game_seed(), "ages": ages, "first_king": None}
         setup: list[ev.Event] = []
-        self.game = Game.new(self.settings.options(), game_seed, ages=ages, events=setup)
+        self.game = self._deal(self.origin, setup)
         self.phase = Phase.PLAYING
         self._record_events(setup)
-        self._changed()
+        self._changed(now)
         self._schedule(now)
 
     def _game_seed(self) -> int:
         return random.Random(f"{self.seed}/{self.game_no}").getrandbits(63)
+
+    def _deal(self, origin: dict[str, Any], setup: list[ev.Event]) -> Game:
+        """The current game as it was dealt (:attr:`origin`), its setup events appended to ``setup``."""
+        return Game.new(self.settings.options(), origin["seed"], ages=origin["ages"], first_king=origin["first_king"],
+                        events=setup)
+
+    def _legacy_origin(self, moves: Sequence[LoggedMove]) -> dict[str, Any]:
+        """The deal of a game saved before :attr:`origin` was kept: the table's seed and the seats' ages now.
+
+        A person kicked since (their seat now a bot's, without an age) may have been the first King. A game's
+        first move is its first King's choice of the Jester: if the ages now crown another seat, that seat is
+        made the youngest (the engine crowns one of the youngest with one random number however many there are,
+        so the deal is the same).
+        """
+        ages = [seat.age if seat.kind is SeatKind.HUMAN else None for seat in self.seats]
+        origin: dict[str, Any] = {"seed": self._game_seed(), "ages": ages, "first_king": None}
+        first = Move.parse(moves[0].move).seat if moves else None
+        if first is not None and 0 <= first < len(ages) and self._deal(origin, []).state.king != first:
+            origin["ages"] = [0 if seat == first else (None if age is None else max(age, 1))
+                              for seat, age in enumerate(ages)]
+        return origin
+
+    def _clear_log(self) -> None:
+        self.log.clear()
+        self._log_by.clear()
+        self._log_base = self._event_no
 
     # ------------------------------------------------------------------ connections
 
@@ -565,7 +605,10 @@ class Table:
         if connected and player.autopilot:
             player.autopilot = False
             player.timeouts = 0
-        self._changed()
+        if connected and self.resume_at is not None and all(
+                seat.connected for seat in self.seats if seat.kind is SeatKind.HUMAN):
+            self.resume_at = None  # everyone is back after a restart: no need to wait any longer
+        self._changed(now)
         self._schedule(now)
 
     # ------------------------------------------------------------------ playing
@@ -606,14 +649,14 @@ class Table:
             happened = self.game.state.apply(seat, action)
         except IllegalActionError as error:
             raise TableError("illegal", str(error)) from None
-        self._changed()
+        self._changed(now)
         notation = str(action) if seat is None else f"{seat}:{action}"  # (str(Move(seat, action)))
         self.moves.append(notation, by, client_id, now, self.version)
         if self._on_move:
             logged = LoggedMove(notation, by, client_id, now, self.version)
             for listener in self._on_move:
                 listener(logged)
-        self._record_events(happened)
+        self._record_events(happened, seat, by)
         for event in happened:
             if isinstance(event, ev.JesterChosen):
                 low, high = self.settings.scepter_min_seconds, self.settings.scepter_max_seconds
@@ -623,13 +666,18 @@ class Table:
         if self.game.state.is_over():
             self.phase = Phase.FINISHED
 
-    def _record_events(self, happened: list[ev.Event]) -> None:
-        for event in happened:
+    def _record_events(self, happened: list[ev.Event], seat: int | None = None, by: str | None = None) -> None:
+        """Log a move's events; when the table made the move for the person in ``seat`` (``by``: ``timeout``,
+        ``autopilot``), the event that records their decision is marked so."""
+        marked = _made_for(happened, seat, by)
+        for index, event in enumerate(happened):
             self._event_no += 1
             self.log.append(event)
+            self._log_by.append(by if index == marked else None)
 
-    def _changed(self) -> None:
+    def _changed(self, now: float) -> None:
         self.version += 1
+        self.changed_at = now
 
     def _agent(self, seat: int, level: str) -> Agent:
         key = (seat, level)
@@ -639,6 +687,10 @@ class Table:
             self._agents[key] = agent
         return agent
 
+    def _bot_by(self, seat: int) -> str:
+        """How a bot's move for ``seat`` is logged: ``autopilot`` when it plays a person's seat."""
+        return "autopilot" if self.seats[seat].kind is SeatKind.HUMAN else "bot"
+
     def _bot_level(self, seat: int) -> str | None:
         """The level of the bot that plays ``seat`` now, or ``None`` when a person plays it."""
         player = self.seats[seat]
@@ -647,32 +699,35 @@ class Table:
         return "normal" if player.autopilot else None
 
     def _schedule(self, now: float) -> None:
-        """Work out the clocks after any change."""
+        """Work out the clocks after any change (counted from the end of a restart's pause, :attr:`resume_at`)."""
         d = self.deadlines
         d.decision = d.bot = d.catch = d.next_round = None
+        if self.resume_at is not None and self.resume_at <= now:
+            self.resume_at = None
         if self.game is None or self.phase is not Phase.PLAYING:
-            d.scepter = None
+            d.scepter = self.resume_at = None
             return
+        start = now if self.resume_at is None else self.resume_at
         state = self.game.state
         if state.decision is Decision.ROUND_OVER:
-            d.next_round = now + self.settings.next_round_seconds
+            d.next_round = start + self.settings.next_round_seconds
             return
         decider = state.decider
         assert decider is not None
         if self._bot_level(decider) is not None:
-            d.bot = now + self.settings.bot_delay_seconds
+            d.bot = start + self.settings.bot_delay_seconds
         else:
-            d.decision = now + self.settings.turn_seconds
+            d.decision = start + self.settings.turn_seconds
         if state.uno_seat is not None and any(
             self._bot_level(seat) is not None for seat in range(state.players) if seat != decider
         ):
-            d.catch = now + max(self.settings.bot_delay_seconds, 0.5) * 1.5
+            d.catch = start + max(self.settings.bot_delay_seconds, 0.5) * 1.5
         for seat, player in enumerate(self.seats):
             if (player.kind is SeatKind.HUMAN and not player.connected and not player.autopilot
                     and player.disconnected_at is not None):
                 grace_end = player.disconnected_at + self.settings.grace_seconds
                 if d.decision is not None and seat == decider:
-                    d.decision = min(d.decision, max(grace_end, now))
+                    d.decision = min(d.decision, max(grace_end, start))
 
     def next_deadline(self) -> float | None:
         """When :meth:`tick` next has something to do (``None``: nothing until someone acts)."""
@@ -723,14 +778,19 @@ class Table:
             changed = True
             if name == "scepter":
                 d.scepter = None
-                if FANFARE in state.legal_actions(None):
-                    self._apply(None, FANFARE, "table", None, now)
+                if FANFARE not in state.legal_actions(None):
+                    continue  # nothing happened: the other clocks run on
+                self._apply(None, FANFARE, "table", None, now)
             elif name == "next_round":
                 self._apply(None, NEXT_ROUND, "table", None, now)
             elif name == "catch":
                 d.catch = None
+                version = self.version
                 self._bots_catch(now)
-                continue  # the other clocks are unchanged by a pass
+                if self.version == version:
+                    continue  # the bots let it go: the other clocks run on
+                # (after a catch, as after any move, the clocks are worked out afresh: a restore works them out
+                # from the last move, see from_json)
             else:
                 decider = state.decider
                 assert decider is not None
@@ -743,7 +803,7 @@ class Table:
                         now - player.disconnected_at >= self.settings.grace_seconds)
                     if player.timeouts >= self.settings.max_timeouts or gone:
                         player.autopilot = True
-                self._bot_move(decider, level, "timeout" if name == "decision" else "bot", now)
+                self._bot_move(decider, level, "timeout" if name == "decision" else self._bot_by(decider), now)
             self._schedule(now)
         self._prepared = None
         return changed
@@ -777,7 +837,7 @@ class Table:
                 return
             choice = self._agent(seat, level).act(state.observe(seat), legal)
             if isinstance(choice, Catch):
-                self._apply(seat, choice, "bot", None, now)
+                self._apply(seat, choice, self._bot_by(seat), None, now)
                 return
 
     # ------------------------------------------------------------------ views
@@ -879,7 +939,7 @@ class Table:
             hidden = hides(event, seat)
             entry = (redacted if hidden else plain).get(number, _UNSEEN)  # (a miss is common: no exceptions)
             if entry is _UNSEEN:
-                entry = self._log_entry(number, event, seat)
+                entry = self._log_entry(number, event, seat, self._log_by[index])
             if entry is not None:
                 entries.append(entry)
         return entries
@@ -932,16 +992,19 @@ class Table:
             self._seats_json = [player.public() for player in self.seats]
         return self._seats_json
 
-    def _log_entry(self, number: int, event: ev.Event, seat: int | None) -> dict[str, Any] | None:
+    def _log_entry(self, number: int, event: ev.Event, seat: int | None, by: str | None) -> dict[str, Any] | None:
         """One log entry as ``seat`` sees it (``None``: not worth a line), narrated and cached (:meth:`log_view`
         looks in the cache first: views are built after every change).
 
         An event reads the same for everyone unless it hides something from ``seat`` (another
         player's draw): one entry per event as it is, and one redacted, shared by all who see it so.
+        A decision the table made for a person (``by``) says so in its words and in ``by``.
         """
         hidden = ev.hides(event, seat)
-        text = describe_event(ev.redact([event], seat)[0] if hidden else event, self._name)
+        text = describe_event(ev.redact([event], seat)[0] if hidden else event, self._name, by)
         entry = None if text is None else {"n": number, "kind": type(event).__name__, "text": text}
+        if entry is not None and by is not None:
+            entry["by"] = by
         self._narrated[1 if hidden else 0][number] = entry
         return entry
 
@@ -965,11 +1028,13 @@ class Table:
         record = self.record()
         frames: list[dict[str, Any]] = []
 
-        def frame(move: str | None, happened: list[ev.Event]) -> None:
+        def frame(move: str | None, happened: list[ev.Event], seat: int | None = None, by: str | None = None) -> None:
             state = game.state
+            marked = _made_for(happened, seat, by)
             frames.append({
                 "move": move,
-                "log": [text for event in happened if (text := describe_event(event, self._name)) is not None],
+                "log": [text for index, event in enumerate(happened)
+                        if (text := describe_event(event, self._name, by if index == marked else None)) is not None],
                 "hands": [[str(card) for card in hand] for hand in state.hands],
                 "discard_top": str(state.top),
                 "active_colour": state.active_colour.letter if state.active_colour is not None else None,
@@ -984,8 +1049,8 @@ class Table:
         setup: list[ev.Event] = []
         game = Game.new(record.options, record.seed, ages=record.ages, first_king=record.first_king, events=setup)
         frame(None, setup)
-        for move in record.moves:
-            frame(str(move), game.apply(move.seat, move.action))
+        for move, row in zip(record.moves, self.moves.rows(), strict=True):
+            frame(str(move), game.apply(move.seat, move.action), move.seat, row[1])
         return frames
 
     def record(self) -> GameRecord:
@@ -1012,20 +1077,35 @@ class Table:
             "deadlines": {name: getattr(self.deadlines, name) for name in self.deadlines.__dataclass_fields__},
             "rng": self._rng.state,
             "origin": self.origin,
+            "at": self.changed_at,
+            "resume_at": self.resume_at,
+            "log_base": self._log_base,
         }
 
     def row_key(self) -> tuple[Any, ...]:
         """What :meth:`to_json` holds that the moves do not bring back: while it stays the same and the version
         has moved only by the new moves, the row saved before still restores this table (with those moves), so
-        a server need not write it again with every move. (The other clocks are worked out afresh on a restore.)
+        a server need not write it again with every move. (A restore takes the later of the row's ``at`` and the
+        last move's, and works the other clocks out afresh from it; ``origin`` and ``log_base`` change only with
+        ``game_no``.)
         """
         return (self.phase, self.host, self.game_no, self.seats_generation, self._rng.state, self.deadlines.scepter,
-                self.settings, self.origin is not None)
+                self.settings, self.resume_at)
 
     @classmethod
     def from_json(cls, data: dict[str, Any], moves: Sequence[LoggedMove], now: float,
                   agent_factory: AgentFactory | None = None) -> Table:
-        """Restore a table: replay its game's moves and re-arm its clocks from ``now``."""
+        """Restore a table: deal its game as it was dealt, replay the moves, and re-arm its clocks from ``now``.
+
+        The server was away between the table's last saved change and ``now``, and nobody could act: every
+        clock (each person's decision, the scepter's hidden delay, a bot's move, the next deal) resumes with
+        the time it had left when the table last ran, counted from the end of a pause of
+        :data:`RESTART_GRACE_SECONDS` for the people to reconnect (which ends as soon as all are back).
+        "When the table last ran" is its last saved change (a move's ``at``, or ``at`` in the row) or the end
+        of an earlier pause: after a SIGKILL nothing says how long the server ran on after that (a graceful
+        stop saves every person's disconnection, a change, so it is the stop), and that time is not counted
+        against anyone. docs/protocol.md (Reconnecting) says what players see.
+        """
         table = cls(data["code"], TableSettings.from_json(data["settings"]), seed=data["seed"],
                     agent_factory=agent_factory)
         table.seats = [Seat.from_json(seat) for seat in data["seats"]]
@@ -1033,23 +1113,20 @@ class Table:
         table.phase = Phase(data["phase"])
         table.game_no = data["game_no"]
         table.version = data["version"]
+        table.resume_at = data.get("resume_at")
         saved_rng = data["rng"]
         # Rows written before version 0.2 hold a random.Random state: continue from a seed derived from it.
         table._rng.state = saved_rng if isinstance(saved_rng, int) else _legacy_rng_seed(saved_rng)
         if table.game_no:
+            table._event_no = table._log_base = data.get("log_base") or 0
             setup: list[ev.Event] = []
-            origin = data.get("origin")
-            if origin is not None:  # a resumed record: its own deal (Table.resume)
-                table.origin = origin
-                table.game = Game.new(table.settings.options(), origin["seed"], ages=origin["ages"],
-                                      first_king=origin["first_king"], events=setup)
-            else:
-                ages = [seat.age if seat.kind is SeatKind.HUMAN else None for seat in table.seats]
-                table.game = Game.new(table.settings.options(), table._game_seed(), ages=ages, events=setup)
+            # Rows saved before the deal was kept have no origin (every game's row has one since).
+            table.origin = data.get("origin") or table._legacy_origin(moves)
+            table.game = table._deal(table.origin, setup)
             table._record_events(setup)
             for logged in moves:
                 move = Move.parse(logged.move)
-                table._record_events(table.game.state.apply(move.seat, move.action))
+                table._record_events(table.game.state.apply(move.seat, move.action), move.seat, logged.by)
                 if logged.version is not None:
                     # The row is not rewritten for a move that changes nothing else (see row_key): the moves
                     # carry the versions since.
@@ -1058,20 +1135,50 @@ class Table:
                     table._recent.setdefault(move.seat, deque(maxlen=_RECENT_IDS)).append(
                         (logged.client_id, logged.version if logged.version is not None else data["version"]))
             table.moves = MoveLog(moves)
+        times = [at for at in (data.get("at"), moves[-1].at if moves else None) if at is not None]
+        last = max(times) if times else now
+        table.changed_at = last
         table._seats_changed()
+        if table.phase is Phase.PLAYING:
+            ran = last if table.resume_at is None else max(last, table.resume_at)
+            table.deadlines.scepter = data["deadlines"].get("scepter")
+            table._schedule(last)  # the clocks as they were after the last change (the scepter's is saved)
+            people = any(seat.kind is SeatKind.HUMAN for seat in table.seats)
+            resume = now + RESTART_GRACE_SECONDS if people else now
+            deadlines = table.deadlines
+            for name in deadlines.__dataclass_fields__:
+                due = getattr(deadlines, name)
+                if due is not None:
+                    setattr(deadlines, name, resume + max(0.0, due - ran))
+            for seat in table.seats:
+                if seat.kind is SeatKind.HUMAN:
+                    # Someone connected when the server went away is away from when the table resumes; an earlier
+                    # disconnection keeps the grace it had left.
+                    seat.disconnected_at = (resume if seat.connected or seat.disconnected_at is None
+                                            else seat.disconnected_at + (resume - ran))
+            table.resume_at = resume if people else None
+        else:
+            table._schedule(now)
+            for seat in table.seats:
+                if seat.kind is SeatKind.HUMAN and seat.disconnected_at is None:
+                    seat.disconnected_at = now
         for seat in table.seats:
             seat.connected = False  # connections do not survive a restart; players reconnect
-            if seat.kind is SeatKind.HUMAN and seat.disconnected_at is None:
-                seat.disconnected_at = now
-        saved = data["deadlines"]
-        table._schedule(now)
-        if saved.get("scepter") is not None and table.phase is Phase.PLAYING:
-            table.deadlines.scepter = max(saved["scepter"], now + 1.0)
         return table
 
     def add_move_listener(self, listener: Callable[[LoggedMove], None]) -> None:
         """Call ``listener`` with every accepted move, before anything is sent (for persistence)."""
         self._on_move.append(listener)
+
+
+def _made_for(happened: list[ev.Event], seat: int | None, by: str | None) -> int:
+    """The index of the event that records the decision the table made for the person in ``seat`` (a move
+    ``by`` ``timeout`` or ``autopilot``), or -1."""
+    if by is not None and by in MADE_FOR:
+        for index, event in enumerate(happened):
+            if ev.decided_by(event) == seat:
+                return index
+    return -1
 
 
 def _legacy_rng_seed(data: list[Any]) -> int:

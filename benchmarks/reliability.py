@@ -90,7 +90,7 @@ class Wire:
         return {"name": name, "age": age}
 
     @staticmethod
-    def action_message(message_id: str, action: dict[str, Any]) -> dict[str, Any]:
+    def action_message(message_id: str, action: Any) -> dict[str, Any]:
         return {"type": "action", "id": message_id, "action": action}
 
     @staticmethod
@@ -532,7 +532,7 @@ async def play_seat(wire: Wire, rng: random.Random, stats: Counter[str], pace: f
             elif answer.get("code") not in ("illegal", "wrong_phase"):  # (a bot's catch may beat us to it)
                 raise RuntimeError(f"{wire.name}: unexpected answer {answer}")
             await asyncio.sleep(pace)
-            await wire.wait_for(lambda: wire.version != version or wire.closed, 2.0)
+            await wire.wait_for(lambda v=version: wire.version != v or wire.closed, 2.0)  # type: ignore[misc]
         else:
             if wire.closed:
                 raise RuntimeError(f"{wire.name}: connection closed (code {wire.close_code})")
@@ -740,10 +740,9 @@ def _action(rng: random.Random, players: int) -> dict[str, Any]:
     return action
 
 
-def fuzz_message(rng: random.Random, players: int, seq: int, legal: list[dict[str, Any]],
-                 may_act: bool) -> tuple[str, str | bytes]:
-    """(category, one message that must be refused). ``legal``: what this connection's seat may do now;
-    ``may_act``: whether this connection's seat decides now (then no action that could be taken is sent)."""
+def fuzz_message(rng: random.Random, players: int, seq: int, legal: list[dict[str, Any]]) -> tuple[str, str | bytes]:
+    """(category, one message that must be refused). ``legal``: what this connection's seat may do now (never
+    sent, not even with extra fields, which a lenient server might ignore)."""
     mid = f"fz{seq}"
     kind = rng.randrange(20)
     if kind == 0:
@@ -767,20 +766,19 @@ def fuzz_message(rng: random.Random, players: int, seq: int, legal: list[dict[st
     if kind == 7:
         depth = rng.randrange(1000, 1900)
         inner = _nested(rng, depth)
-        return "deeply nested", rng.choice([inner, '{"type":"action","id":"%s","action":%s}' % (mid, inner)])
+        return "deeply nested", rng.choice([inner, f'{{"type":"action","id":"{mid}","action":{inner}}}'])
     if kind == 8:
         return "control characters", '{"type":"ping","id":"' + rng.choice(["\u0000", "\n", "\u0007", "\\ud800"]) + '"}'
     if kind == 9:
         return "wrong ids", json.dumps({"type": rng.choice(["action", "host", "ping"]), "id": rng.choice(BAD_IDS),
                                         "action": {"type": "draw"}, "command": "start"})
     if kind == 10:
-        return "host commands", json.dumps(Wire.host_message(mid, rng.choice(["start", "rematch", "add_bot", "nuke",
-                                                                                "", "remove"]),
-                                                             **rng.choice([{}, {"seat": 0}, {"seat": 9},
-                                                                           {"seat": "1"}, {"level": "god"}])))
+        extra: dict[str, Any] = rng.choice([{}, {"seat": 0}, {"seat": 9}, {"seat": "1"}, {"level": "god"}])
+        command = rng.choice(["start", "rematch", "add_bot", "nuke", "", "remove"])
+        return "host commands", json.dumps(Wire.host_message(mid, command, **extra))
     if kind == 11:
-        return "bad action objects", json.dumps(Wire.action_message(mid, rng.choice(
-            [None, [], "draw", 3, {"type": None}, {}, {"type": "play"}, {"card": "W"}])))
+        bad: list[Any] = [None, [], "draw", 3, {"type": None}, {}, {"type": "play"}, {"card": "W"}]
+        return "bad action objects", json.dumps(Wire.action_message(mid, rng.choice(bad)))
     if kind == 12:
         return "missing fields", json.dumps(rng.choice([{"type": "action", "id": mid}, {"type": "host", "id": mid},
                                                         {"type": "action", "action": {"type": "draw"}},
@@ -789,11 +787,11 @@ def fuzz_message(rng: random.Random, players: int, seq: int, legal: list[dict[st
         return "surrogates and escapes", rng.choice(['{"type":"ping","id":"\\udfff"}', '{"type":"\\u0000"}',
                                                      '{"type":"ping","id":"' + "\\" * 3 + '"}'])
     if kind == 14:
-        return "duplicate keys", '{"type":"ping","type":"action","id":"%s"}' % mid
+        return "duplicate keys", f'{{"type":"ping","type":"action","id":"{mid}"}}'
     # An action that looks like one; never one this seat could take now (it must be refused).
     for _ in range(50):
         action = _action(rng, players)
-        if not (may_act and any(_looks_like(action, option) for option in legal)) and action not in legal:
+        if not any(_looks_like(action, option) for option in legal):
             return "out-of-turn or illegal actions", json.dumps(Wire.action_message(mid, action))
     return "bad action objects", json.dumps(Wire.action_message(mid, None))
 
@@ -813,7 +811,7 @@ def expected_id(message: str | bytes) -> str | None:
         return None
     if isinstance(data, dict) and isinstance(data.get("id"), str) and re.fullmatch(r"[A-Za-z0-9_.:-]{1,64}",
                                                                                     data["id"]):
-        return data["id"]
+        return str(data["id"])
     return None
 
 
@@ -849,7 +847,7 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             if game["pending"]["kind"] == "turn" and game["uno_seat"] is None:
                 break
             decider = holders[game["pending"]["seat"]]
-            await decider.wait_for(lambda d=decider: bool(d.view and d.view.get("legal")), 5)  # type: ignore[misc]
+            await decider.wait_for(lambda d=decider: bool(d.view and d.view.get("legal")), 5)
             assert decider.view is not None
             await decider.request(Wire.action_message(decider.next_id(), rng.choice(decider.view["legal"])))
         await asyncio.sleep(0.3)
@@ -864,7 +862,6 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
         before = await snapshot()
         players = 3
-        decider_seat = holders[0].view["game"]["pending"]["seat"] if holders[0].view else 0
         legal = {i: list((holder.view or {}).get("legal") or []) for i, holder in enumerate(holders)}
         per_worker = max(1, args.fuzz_messages // args.fuzz_connections)
 
@@ -876,11 +873,11 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             await wire.wait_for(lambda: wire.view is not None)
             interval = 1.0 / args.ws_rate
             for i in range(per_worker):
-                if wire.closed:
+                if wire.closed:  # (a frame over 16 KiB closes the connection, as documented)
                     wire = await Wire.connect(server.ws, code, token, f"fz{w}")
-                    await wire.wait_for(lambda: wire.view is not None)
+                    await wire.wait_for(lambda w=wire: w.view is not None)  # type: ignore[misc]
                 category, message = fuzz_message(wrng, players, w * per_worker + i,
-                                                 legal[seat] if seat is not None else [], seat == decider_seat)
+                                                 legal[seat] if seat is not None else [])
                 categories[category] += 1
                 start = len(wire.frames)
                 sent = time.monotonic()
@@ -891,7 +888,7 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 c["ws messages"] += 1
                 want = expected_id(message)
 
-                def answered() -> bool:
+                def answered(wire: Wire = wire, start: int = start) -> bool:
                     return any(f.get("type") in ("error", "ack", "pong") or
                                (f.get("type") == "state" and f.get("ack")) for f in wire.frames[start:])
 
@@ -933,7 +930,7 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 await wire.close()
 
         async def http_fuzz(n: int, hrng: random.Random) -> None:
-            for i in range(n):
+            for _ in range(n):
                 method, url, kwargs = http_case(hrng, code)
                 try:
                     response = await http.request(method, url, **kwargs)
@@ -944,13 +941,31 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 if response.status_code in (200, 201) and method in ("POST", "PUT", "PATCH", "DELETE"):
                     fail("http accepted", f"{method} {url} {kwargs}: {response.status_code}")
 
-        workers = [worker(w) for w in range(args.fuzz_connections)]
-        await asyncio.gather(*workers, bad_connections(args.fuzz_bad_connections),
-                             http_fuzz(args.fuzz_requests, random.Random(args.seed + 2)))
-        await asyncio.sleep(0.3)
-        after = await snapshot()
-        if after != before:
-            fail("state changes", "the table's views differ after the fuzzing")
+        fuzzing = asyncio.Event()
+
+        async def watch_state() -> None:
+            """Compare the table with the first snapshot now and then while the fuzzing goes on."""
+            nonlocal before
+            while True:
+                ended = fuzzing.is_set()
+                await asyncio.sleep(0.3 if ended else args.state_check_interval)
+                now = await snapshot()
+                c["state checks"] += 1
+                if now != before:
+                    fail("state changes", f"the table's views changed (check {c['state checks']})")
+                    before = now  # (count each change once)
+                if ended:
+                    return
+
+        async def attack() -> None:
+            try:
+                await asyncio.gather(*(worker(w) for w in range(args.fuzz_connections)),
+                                     bad_connections(args.fuzz_bad_connections),
+                                     http_fuzz(args.fuzz_requests, random.Random(args.seed + 2)))
+            finally:
+                fuzzing.set()
+
+        await asyncio.gather(attack(), watch_state())
         for holder in holders:
             for problem in holder.problems:
                 fail("protocol problems", problem)
@@ -970,7 +985,8 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "unanswered": c["unanswered"], "accepted": c["accepted"], "server errors": c["server errors"],
             "connections dropped": c["connections dropped"], "answers with a wrong id": c["answers with a wrong id"],
             "bad connections mishandled": c["bad connections mishandled"], "http accepted": c["http accepted"],
-            "http failures": c["http failures"], "state changes": c["state changes"],
+            "http failures": c["http failures"], "state checks": c["state checks"],
+            "state changes": c["state changes"],
             "protocol problems": c["protocol problems"],
             "log tracebacks": tracebacks, "log errors": errors, "log examples": examples, "failures": failures}
 
@@ -980,7 +996,8 @@ def http_case(rng: random.Random, code: str) -> tuple[str, str, dict[str, Any]]:
     bad_codes = ["", "ZZZZZZ", "z" * 300, "%00", "..%2F..%2Fetc", "漢字", "K7QMPW%20", "-1", code + "X", " "]
     kind = rng.randrange(8)
     if kind == 0:  # create with a bad body
-        body = rng.choice([_junk(rng), {"name": rng.choice([None, 5, [], {}, True, 1.5, "", " \t "])}, {"name": "A", "age": rng.choice([-1, 151, "9", 1.5])},
+        name: Any = rng.choice([None, 5, [], {}, True, 1.5, "", " \t "])
+        body = rng.choice([_junk(rng), {"name": name}, {"name": "A", "age": rng.choice([-1, 151, "9", 1.5])},
                            {"name": "A", "settings": {"players": rng.choice([1, 7, "4", None])}},
                            {"name": "A", "settings": {_text(rng, 5): 1}}, {"name": "A", "bots": ["god"]},
                            {"name": "A", "bots": ["easy"] * 9}, {"name": ""}, {"name": "x" * 30},
@@ -1141,16 +1158,14 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 for seat in range(len(seats)):
                     theirs = [str(m) for m in record.moves if m.seat == seat]
                     mine = [a for a in game_acks if a.seat == seat]
-                    at = 0
+                    at = matched = 0
                     for a in mine:  # the acked moves must be the seat's moves, in order
-                        while at < len(theirs) and theirs[at] != a.move:
-                            at += 1
-                            c["moves not acked"] += 1  # (sent, applied, the ack lost in the kill)
-                        if at == len(theirs):
+                        found = theirs.index(a.move, at) if a.move in theirs[at:] else None
+                        if found is None:
                             fail("lost", f"{code} game {view['game_no']}: acked {a.message_id} {a.move} not recorded")
                         else:
-                            at += 1
-                    c["moves not acked"] += len(theirs) - at
+                            at, matched = found + 1, matched + 1
+                    c["moves not acked"] += len(theirs) - matched  # (applied, the ack lost in the kill: allowed)
                 if c["kills"] < args.kills:
                     host = seats[0].wire
                     if host is not None and not host.closed:
@@ -1257,6 +1272,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     fuzz.add_argument("--fuzz-connections", type=int, default=8, help="WebSocket connections sending them")
     fuzz.add_argument("--ws-rate", type=float, default=15.0, help="messages per second per connection")
     fuzz.add_argument("--fuzz-requests", type=int, default=300, help="bad HTTP requests")
+    fuzz.add_argument("--state-check-interval", type=float, default=2.0,
+                      help="seconds between checks that the table did not change")
     fuzz.add_argument("--fuzz-bad-connections", type=int, default=20, help="connections with bad codes or tokens")
     kills = parser.add_argument_group("kills")
     kills.add_argument("--kills", type=int, default=3, help="SIGKILLs (each followed by a restart)")

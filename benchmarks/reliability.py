@@ -180,8 +180,11 @@ class Wire:
         await self.ws.send(json.dumps(message) if isinstance(message, dict) else message)
 
     async def request(self, message: dict[str, Any], timeout: float = SAFETY) -> dict[str, Any] | None:
-        """Send a message with an id; its answer (an ack or an error frame), or None (closed, no answer)."""
-        start = len(self.frames)
+        """Send a message with an id; its answer (an ack or an error frame), or None (closed, no answer).
+
+        The frames kept so far are dropped first (a long run would otherwise hold every frame in memory)."""
+        self.frames.clear()
+        start = 0
         await self.send(message)
         return await self.answer_to(message["id"], start, timeout)
 
@@ -201,7 +204,8 @@ class Wire:
 
     async def sync(self) -> dict[str, Any] | None:
         """A fresh full snapshot of this connection's view."""
-        start = len(self.frames)
+        self.frames.clear()
+        start = 0
         await self.send({"type": "sync"})
         ok = await self.wait_for(lambda: any(f.get("type") == "state" and f.get("full", True)
                                              for f in self.frames[start:]))
@@ -327,7 +331,7 @@ class Server:
 
 
 def scan_log(path: Path) -> tuple[int, int, list[str]]:
-    """(lines with a traceback, error-level lines, a few examples) in one server log."""
+    """(lines with a traceback, error-level lines, a few examples) in one server log (all its runs)."""
     tracebacks = errors = 0
     examples: list[str] = []
     if not path.exists():
@@ -544,14 +548,14 @@ async def play_seat(wire: Wire, rng: random.Random, stats: Counter[str], pace: f
 
 async def leak_table(server: Server, http: Http, rng: random.Random, stats: LeakStats, args: argparse.Namespace,
                      seq: int) -> None:
-    players = rng.randint(2, 6)
+    players = 2 + seq % 5  # (every size in turn)
     people = rng.randint(1, players)
     bots = [rng.choice(["easy", "normal", "hard"]) for _ in range(players - people)]
     settings: dict[str, Any] = {"players": players, "single_round": True, "bot_delay_seconds": 0.05,
                                 "turn_seconds": 600, "grace_seconds": 600, "next_round_seconds": 0.2,
                                 "scepter_min_seconds": 5, "scepter_max_seconds": 15}
     if seq % 3 == 2:  # now and then a game of several rounds
-        settings |= {"single_round": False, "target_score": rng.choice([40, 80, 120])}
+        settings |= {"single_round": False, "target_score": args.target_score}
     watchers: list[Watcher] = []
 
     def watch(watcher: Watcher) -> Callable[[Wire, dict[str, Any], str], None]:
@@ -575,7 +579,7 @@ async def leak_table(server: Server, http: Http, rng: random.Random, stats: Leak
     for i in range(rng.randint(1, 2)):
         watcher = Watcher(None, "spectator")
         watchers.append(watcher)
-        spectators.append(await Wire.connect(server.ws, code, None, f"t{seq}v{i}", watch(watcher)))
+        spectators.append(await Wire.connect(server.ws, code, None, f"t{seq}v{i}", watch(watcher), keep_frames=False))
     http_watcher = Watcher(None, "http")
     watchers.append(http_watcher)
     stats.c["rounds"] += 0
@@ -819,6 +823,7 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     c: Counter[str] = Counter()
     failures: list[str] = []
     categories: Counter[str] = Counter()
+    http_examples: list[str] = []
 
     def fail(what: str, detail: str) -> None:
         c[what] += 1
@@ -838,18 +843,24 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         tokens = [host["token"], (await http.join(code, "Bea"))["token"], (await http.join(code, "Cal"))["token"]]
         holders = [await Wire.connect(server.ws, code, token, f"hold{i}") for i, token in enumerate(tokens)]
         await holders[0].request(Wire.host_message("start-1", "start"))
-        # Play people's moves until the table is quiet: a turn, nobody to catch (nothing can happen by itself).
+        # Play people's moves until every seat has had an action accepted (its id is resent below) and the table
+        # is quiet: a turn, nobody to catch (nothing can then happen by itself).
+        accepted: dict[int, list[str]] = {0: [], 1: [], 2: []}
         for _ in range(200):
             await asyncio.sleep(0.1)
             view = await holders[0].sync()
             assert view is not None and view["phase"] == "playing"
             game = view["game"]
-            if game["pending"]["kind"] == "turn" and game["uno_seat"] is None:
+            if game["pending"]["kind"] == "turn" and game["uno_seat"] is None and all(accepted.values()):
                 break
-            decider = holders[game["pending"]["seat"]]
+            seat = game["pending"]["seat"]
+            decider = holders[seat]
             await decider.wait_for(lambda d=decider: bool(d.view and d.view.get("legal")), 5)
             assert decider.view is not None
-            await decider.request(Wire.action_message(decider.next_id(), rng.choice(decider.view["legal"])))
+            message_id = decider.next_id()
+            answer = await decider.request(Wire.action_message(message_id, rng.choice(decider.view["legal"])))
+            if answer is not None and answer["type"] == "ack":
+                accepted[seat].append(message_id)
         await asyncio.sleep(0.3)
 
         async def snapshot() -> tuple[Any, ...]:
@@ -876,17 +887,26 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 if wire.closed:  # (a frame over 16 KiB closes the connection, as documented)
                     wire = await Wire.connect(server.ws, code, token, f"fz{w}")
                     await wire.wait_for(lambda w=wire: w.view is not None)  # type: ignore[misc]
-                category, message = fuzz_message(wrng, players, w * per_worker + i,
-                                                 legal[seat] if seat is not None else [])
+                repeated = seat is not None and wrng.random() < 0.05
+                message: str | bytes
+                want: str | None
+                if repeated:  # an accepted id again, with another action: acknowledged, not applied again
+                    assert seat is not None
+                    category, want = "repeated ids", wrng.choice(accepted[seat])
+                    message = json.dumps(Wire.action_message(want, _action(wrng, players)))
+                else:
+                    category, message = fuzz_message(wrng, players, w * per_worker + i,
+                                                     legal[seat] if seat is not None else [])
+                    want = expected_id(message)
                 categories[category] += 1
-                start = len(wire.frames)
+                wire.frames.clear()  # (only this message's answer matters)
+                start = 0
                 sent = time.monotonic()
                 try:
                     await wire.send(message)
                 except websockets.ConnectionClosed:
                     wire.closed = True
                 c["ws messages"] += 1
-                want = expected_id(message)
 
                 def answered(wire: Wire = wire, start: int = start) -> bool:
                     return any(f.get("type") in ("error", "ack", "pong") or
@@ -901,6 +921,11 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                         fail("connections dropped", f"{category}: close {wire.close_code} after {message[:80]!r}")
                     else:
                         fail("unanswered", f"{category}: {message[:120]!r}")
+                elif repeated:
+                    if answers and answers[0].get("type") == "ack" and answers[0].get("id") == want:
+                        c["repeated ids acked, not applied"] += 1
+                    else:
+                        fail("repeated ids mishandled", f"{message[:120]!r} -> {answers[:1]}")
                 elif answers and answers[0].get("type") == "error":
                     code_ = answers[0].get("code")
                     c["error answers"] += 1
@@ -938,6 +963,8 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                     fail("http failures", f"{method} {url}: {error!r}")
                     continue
                 c[f"http {response.status_code}"] += 1
+                if response.status_code < 400 and len(http_examples) < 8:  # (what was not refused, for the report)
+                    http_examples.append(f"{method} {url[:60]} -> {response.status_code}")
                 if response.status_code in (200, 201) and method in ("POST", "PUT", "PATCH", "DELETE"):
                     fail("http accepted", f"{method} {url} {kwargs}: {response.status_code}")
 
@@ -975,19 +1002,17 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         server.stop()
     tracebacks, errors, examples = scan_log(server.log)
     statuses = {k[5:]: v for k, v in sorted(c.items()) if re.fullmatch(r"http \d+", k)}
+    counts = ["repeated ids acked, not applied", "repeated ids mishandled", "unanswered", "accepted", "server errors",
+              "connections dropped", "answers with a wrong id", "bad connections mishandled", "http accepted",
+              "http failures", "state checks", "state changes", "protocol problems"]
     return {"part": "fuzz", "seconds": round(time.monotonic() - started, 1),
             "ws messages": c["ws messages"], "error answers": c["error answers"],
             "closed as documented (frame over 16 KiB)": c["closed as documented (frame over 16 KiB)"],
             "error codes": {k[5:]: v for k, v in sorted(c.items()) if k.startswith("code ")},
             "categories": dict(sorted(categories.items())),
             "bad connections": c["bad connections"], "http requests": c["http requests"],
-            "http statuses": statuses, "http 5xx": c["http 5xx"], "http 429 retried": c["http 429 retried"],
-            "unanswered": c["unanswered"], "accepted": c["accepted"], "server errors": c["server errors"],
-            "connections dropped": c["connections dropped"], "answers with a wrong id": c["answers with a wrong id"],
-            "bad connections mishandled": c["bad connections mishandled"], "http accepted": c["http accepted"],
-            "http failures": c["http failures"], "state checks": c["state checks"],
-            "state changes": c["state changes"],
-            "protocol problems": c["protocol problems"],
+            "http statuses": statuses, "http not refused (examples)": http_examples, "http 5xx": c["http 5xx"],
+            "http 429 retried": c["http 429 retried"], **{key: c[key] for key in counts},
             "log tracebacks": tracebacks, "log errors": errors, "log examples": examples, "failures": failures}
 
 
@@ -1081,7 +1106,8 @@ class KillSeat:
     async def send(self, message_id: str, action: dict[str, Any], game_no: int) -> None:
         assert self.wire is not None
         self.pending = (message_id, action, game_no)
-        start = len(self.wire.frames)
+        self.wire.frames.clear()  # (only answers from now on matter)
+        start = 0
         sent = time.monotonic()
         await self.wire.send(Wire.action_message(message_id, action))
         self.stats["actions sent"] += 1
@@ -1146,7 +1172,11 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 max_acked = max((a.version for a in acked if a.game_no == view["game_no"]), default=0)
                 if view["version"] < max_acked:
                     fail("lost", f"{code}: version {view['version']} < acked {max_acked}")
-                if view["phase"] != "finished" or (code, view["game_no"]) in checked_games:
+                if view["phase"] != "finished":
+                    continue
+                if (code, view["game_no"]) in checked_games:
+                    if c["kills"] < args.kills and seats[0].wire is not None and not seats[0].wire.closed:
+                        await seats[0].wire.send(Wire.host_message(f"rematch-{view['game_no']}", "rematch"))
                     continue
                 checked_games.add((code, view["game_no"]))
                 response = await http.request("GET", f"/api/tables/{code}/record")
@@ -1166,10 +1196,6 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                         else:
                             at, matched = found + 1, matched + 1
                     c["moves not acked"] += len(theirs) - matched  # (applied, the ack lost in the kill: allowed)
-                if c["kills"] < args.kills:
-                    host = seats[0].wire
-                    if host is not None and not host.closed:
-                        await host.send(Wire.host_message(f"rematch-{view['game_no']}", "rematch"))
 
         for k in range(args.kills + 1):
             deadline = time.monotonic() + rng.uniform(args.kill_min, args.kill_max)
@@ -1225,8 +1251,8 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
 FAILURE_KEYS = ("crashed", "leaks", "views unlike the engine's", "replay unlike the record", "protocol problems",
                 "unanswered", "accepted", "server errors", "connections dropped", "answers with a wrong id",
-                "bad connections mishandled", "http accepted", "http failures", "state changes", "lost",
-                "games unfinished", "http 5xx", "log tracebacks", "log errors")
+                "bad connections mishandled", "repeated ids mishandled", "http accepted", "http failures",
+                "state changes", "lost", "games unfinished", "http 5xx", "log tracebacks", "log errors")
 
 
 def failed(result: dict[str, Any]) -> bool:
@@ -1266,6 +1292,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     leaks = parser.add_argument_group("leaks")
     leaks.add_argument("--rounds", type=int, default=6, help="games (tables) to play; some have several rounds")
     leaks.add_argument("--tables-at-once", type=int, default=2)
+    leaks.add_argument("--target-score", type=int, default=500,
+                       help="the target of every third game, which has several rounds (the others have one)")
     leaks.add_argument("--http-interval", type=float, default=0.5, help="seconds between HTTP views of a table")
     fuzz = parser.add_argument_group("fuzz")
     fuzz.add_argument("--fuzz-messages", type=int, default=1000, help="malformed WebSocket messages")

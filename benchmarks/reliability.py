@@ -517,6 +517,14 @@ def check_against_record(stats: LeakStats, watchers: Iterable[Watcher], record: 
                 stats.fail("leaks", f"{where}: the log names {sorted(seen.logged - lately[at])}")
 
 
+def choose(rng: random.Random, legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """A random legal action, a card when one can be played (mostly): uniform choice makes endless games."""
+    plays = [action for action in legal if action["type"] == "play"]
+    if plays and rng.random() < 0.9:
+        return rng.choice(plays)
+    return rng.choice(legal)
+
+
 async def play_seat(wire: Wire, rng: random.Random, stats: Counter[str], pace: float, stop: asyncio.Event) -> None:
     """Random legal play for one person's seat, at most one message per ``pace`` seconds."""
     while not stop.is_set():
@@ -525,7 +533,7 @@ async def play_seat(wire: Wire, rng: random.Random, stats: Counter[str], pace: f
             return
         if view is not None and view.get("phase") == "playing" and view.get("legal"):
             version = wire.version
-            answer = await wire.request(Wire.action_message(wire.next_id(), rng.choice(view["legal"])))
+            answer = await wire.request(Wire.action_message(wire.next_id(), choose(rng, view["legal"])))
             stats["actions sent"] += 1
             if answer is None:
                 raise RuntimeError(f"{wire.name}: no answer to an action")
@@ -1093,7 +1101,8 @@ class KillSeat:
                 view = self.wire.view
                 if view and view.get("phase") == "playing" and view.get("legal"):
                     self.ids += 1
-                    await self.send(f"s{self.seat}-{self.ids}", self.rng.choice(view["legal"]), int(view["game_no"]))
+                    await self.send(f"s{self.seat}-{self.ids}", choose(self.rng, view["legal"]),
+                                    int(view["game_no"]))
                     continue
                 self.wire.changed.clear()
                 with contextlib.suppress(TimeoutError):
@@ -1149,7 +1158,7 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     try:
         http = Http(server.http, args.http_rate, c)
         for t in range(args.kill_tables):
-            players = rng.randint(2, 4)
+            players = rng.randint(2, args.kill_max_players)
             host = await http.create("P0", {**quiet, "players": players}, [])
             code = host["code"]
             tokens = [host["token"]] + [(await http.join(code, f"P{i}"))["token"] for i in range(1, players)]
@@ -1306,6 +1315,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     kills = parser.add_argument_group("kills")
     kills.add_argument("--kills", type=int, default=3, help="SIGKILLs (each followed by a restart)")
     kills.add_argument("--kill-tables", type=int, default=2, help="tables played during the kills")
+    kills.add_argument("--kill-max-players", type=int, default=4, help="seats at those tables: 2 to this")
     kills.add_argument("--kill-min", type=float, default=0.5, help="shortest play between kills (s)")
     kills.add_argument("--kill-max", type=float, default=3.0, help="longest play between kills (s)")
     return parser.parse_args(argv)

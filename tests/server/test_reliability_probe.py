@@ -31,7 +31,7 @@ def test_the_probe_finds_no_leak_no_loss_no_5xx_no_traceback(tmp_path: Path) -> 
          "--rounds", "2", "--tables-at-once", "2",
          "--fuzz-messages", "240", "--fuzz-connections", "4", "--fuzz-requests", "60", "--fuzz-bad-connections", "4",
          "--state-check-interval", "1",
-         "--kills", "2", "--kill-tables", "1", "--kill-min", "0.3", "--kill-max", "1.0"],
+         "--kills", "2", "--kill-tables", "1", "--kill-max-players", "2", "--kill-min", "0.3", "--kill-max", "1.0"],
         capture_output=True, text=True, timeout=110, env=env)
     assert out.exists(), result.stdout + result.stderr
     parts = {part["part"]: part for part in json.loads(out.read_text())}

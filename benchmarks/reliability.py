@@ -1120,9 +1120,11 @@ class KillSeat:
         sent = time.monotonic()
         await self.wire.send(Wire.action_message(message_id, action))
         self.stats["actions sent"] += 1
-        answer = await self.wire.answer_to(message_id, start, 10)
+        answer = await self.wire.answer_to(message_id, start, SAFETY)
         if answer is None:
-            return  # closed (the server died) or slow: resent after the reconnection
+            if not self.wire.closed:
+                self.stats["unanswered"] += 1
+            return  # closed (the server died): resent after the reconnection
         self.pending = None
         if answer["type"] == "ack":
             move = str(Move(self.seat, Action.from_json(action)))
@@ -1204,7 +1206,12 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                             fail("lost", f"{code} game {view['game_no']}: acked {a.message_id} {a.move} not recorded")
                         else:
                             at, matched = found + 1, matched + 1
-                    c["moves not acked"] += len(theirs) - matched  # (applied, the ack lost in the kill: allowed)
+                    c["moves not acked"] += len(theirs) - matched
+                    # Stricter: every move of these seats is the probe's, and an action whose answer was lost in a
+                    # kill is resent with its id and acknowledged then, so the acks are exactly the seat's moves.
+                    if theirs != [a.move for a in mine]:
+                        fail("records unlike the acks", f"{code} game {view['game_no']} seat {seat}: "
+                             f"{len(theirs)} moves, {len(mine)} acks")
 
         for k in range(args.kills + 1):
             deadline = time.monotonic() + rng.uniform(args.kill_min, args.kill_max)
@@ -1249,7 +1256,9 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     return {"part": "kills", "seconds": round(time.monotonic() - started, 1), "kills": c["kills"],
             "restarts": c["restarts"], "tables": len(tables), "games checked": c["games checked"],
             "actions sent": c["actions sent"], "acks": c["acks"], "acks checked": c["acks checked"],
-            "lost": c["lost"], "moves not acked": c["moves not acked"], "reconnections": c["reconnections"],
+            "acks unchecked": c["acks"] - c["acks checked"],  # (acks of a game whose record never came)
+            "lost": c["lost"], "records unlike the acks": c["records unlike the acks"],
+            "moves not acked": c["moves not acked"], "unanswered": c["unanswered"], "reconnections": c["reconnections"],
             "refused": {k[8:]: v for k, v in sorted(c.items()) if k.startswith("refused ")},
             "games unfinished": c["games unfinished"], "protocol problems": c["protocol problems"],
             "http 5xx": c["http 5xx"], "http 429 retried": c["http 429 retried"],
@@ -1261,7 +1270,8 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 FAILURE_KEYS = ("crashed", "leaks", "views unlike the engine's", "replay unlike the record", "protocol problems",
                 "unanswered", "accepted", "server errors", "connections dropped", "answers with a wrong id",
                 "bad connections mishandled", "repeated ids mishandled", "http accepted", "http failures",
-                "state changes", "lost", "games unfinished", "http 5xx", "log tracebacks", "log errors")
+                "state changes", "lost", "acks unchecked", "records unlike the acks", "games unfinished", "http 5xx", "log tracebacks",
+                "log errors")
 
 
 def failed(result: dict[str, Any]) -> bool:

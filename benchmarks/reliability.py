@@ -1270,8 +1270,8 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 FAILURE_KEYS = ("crashed", "leaks", "views unlike the engine's", "replay unlike the record", "protocol problems",
                 "unanswered", "accepted", "server errors", "connections dropped", "answers with a wrong id",
                 "bad connections mishandled", "repeated ids mishandled", "http accepted", "http failures",
-                "state changes", "lost", "acks unchecked", "records unlike the acks", "games unfinished", "http 5xx", "log tracebacks",
-                "log errors")
+                "state changes", "lost", "acks unchecked", "records unlike the acks", "games unfinished", "http 5xx",
+                "log tracebacks", "log errors")
 
 
 def failed(result: dict[str, Any]) -> bool:

@@ -14,9 +14,14 @@ them with its own WebSocket and HTTP clients, and prints one summary table (``--
   SIGKILLed at random moments and restarted on the same database; every acknowledged action must be
   in the game's record.
 
-Every server log is scanned for tracebacks and error-level lines.
+Every server log is scanned for tracebacks and error-level lines. The exit status is 1 if anything failed.
 
     PYTHONPATH=src python benchmarks/reliability.py --parts leaks,fuzz,kills --rounds 4 --fuzz-messages 500
+
+``--server-src DIR`` runs the servers from another copy of the sources (the probe keeps its own): the
+way to see the probe fail, against a copy with a fault put in on purpose. "frames checked" counts the
+state frames of every WebSocket connection and the HTTP views; "frames replay-checked" those of them
+that show a game (lobby frames have nothing to replay).
 
 Protocol specifics (how to connect, create, join, what an answer is) are all in :class:`Wire`.
 """
@@ -125,8 +130,15 @@ class Wire:
     async def connect(cls, base: str, code: str, token: str | None, name: str,
                       on_state: Callable[[Wire, dict[str, Any], str], None] | None = None,
                       keep_frames: bool = True) -> Wire:
-        ws = await websockets.connect(cls.ws_url(base, code, token), max_size=None, open_timeout=SAFETY,
-                                      compression=None)
+        for attempt in range(50):
+            try:
+                ws = await websockets.connect(cls.ws_url(base, code, token), max_size=None, open_timeout=SAFETY,
+                                              compression=None)
+                break
+            except websockets.InvalidStatus as error:  # 429: too many connections from here; wait as told
+                if error.response.status_code != 429 or attempt == 49:
+                    raise
+                await asyncio.sleep(min(10.0, float(error.response.headers.get("Retry-After", "1") or 1)))
         wire = cls(ws, name)
         wire.on_state = on_state
         wire.keep_frames = keep_frames

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
 import random
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 import royal_revenge
@@ -118,3 +121,21 @@ def test_the_log_scan_counts_tracebacks_and_errors(tmp_path: Path) -> None:
                    'Traceback (most recent call last):\n')
     tracebacks, errors, examples = probe.scan_log(log)
     assert (tracebacks, errors, len(examples)) == (2, 1, 2)
+
+
+def test_http_429_is_waited_out_not_counted_as_a_failure() -> None:
+    probe = _probe()
+    answers = iter([httpx.Response(429, headers={"Retry-After": "0"}), httpx.Response(503), httpx.Response(200)])
+    stats: Counter[str] = Counter()
+
+    async def go() -> list[int]:
+        http = probe.Http("http://probe.invalid", 0, stats)
+        await http.client.aclose()
+        http.client = httpx.AsyncClient(base_url="http://probe.invalid",
+                                        transport=httpx.MockTransport(lambda request: next(answers)))
+        codes = [(await http.request("GET", "/healthz")).status_code for _ in range(2)]
+        await http.close()
+        return codes
+
+    assert asyncio.run(go()) == [503, 200]
+    assert stats == {"http requests": 3, "http 429 retried": 1, "http 5xx": 1}

@@ -935,8 +935,9 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 got = await wire.wait_for(answered, 10)
                 answers = [f for f in wire.frames[start:] if f.get("type") != "state"]
                 if not got:
-                    if wire.closed and category == "huge" and len(message) > 16384:
+                    if wire.closed and category == "huge" and len(message) > 16384 and wire.close_code == 1009:
                         c["closed as documented (frame over 16 KiB)"] += 1
+                        c[f"close {wire.close_code}"] += 1
                     elif wire.closed:
                         fail("connections dropped", f"{category}: close {wire.close_code} after {message[:80]!r}")
                     else:
@@ -1028,6 +1029,7 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     return {"part": "fuzz", "seconds": round(time.monotonic() - started, 1),
             "ws messages": c["ws messages"], "error answers": c["error answers"],
             "closed as documented (frame over 16 KiB)": c["closed as documented (frame over 16 KiB)"],
+            "close codes": {k[6:]: v for k, v in sorted(c.items()) if k.startswith("close ")},
             "error codes": {k[5:]: v for k, v in sorted(c.items()) if k.startswith("code ")},
             "categories": dict(sorted(categories.items())),
             "bad connections": c["bad connections"], "http requests": c["http requests"],
@@ -1321,7 +1323,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="seconds between one connection's actions (the server allows 20 messages/s)")
     parser.add_argument("--game-timeout", type=float, default=300.0, help="seconds a game may take")
     leaks = parser.add_argument_group("leaks")
-    leaks.add_argument("--rounds", type=int, default=6, help="games (tables) to play; some have several rounds")
+    leaks.add_argument("--games", "--rounds", dest="rounds", type=int, default=6,
+                       help="games (one table each) to play; every third has several rounds")
     leaks.add_argument("--tables-at-once", type=int, default=2)
     leaks.add_argument("--target-score", type=int, default=500,
                        help="the target of every third game, which has several rounds (the others have one)")

@@ -49,8 +49,9 @@ from ..engine import (
 from ..engine import events as ev
 from ..narration import MADE_FOR, describe_event
 
-__all__ = ["BOT_LEVELS", "CODE_LENGTH", "NAME_LENGTH", "RESTART_GRACE_SECONDS", "SLOW_LEVELS", "BotTurn", "Phase", "SeatKind", "Seat",
-           "TableError", "TableSettings", "Table", "LoggedMove", "display_code", "new_code", "normalize_code"]
+__all__ = ["BOT_LEVELS", "CODE_LENGTH", "NAME_LENGTH", "RESTART_GRACE_SECONDS", "SLOW_LEVELS", "BotTurn", "Phase",
+           "SeatKind", "Seat", "TableError", "TableSettings", "Table", "LoggedMove", "display_code", "new_code",
+           "normalize_code"]
 
 BOT_LEVELS: Final = ("easy", "normal", "hard")
 SLOW_LEVELS: Final = frozenset({"hard"})

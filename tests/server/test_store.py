@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import sqlite3
 import threading
 from pathlib import Path
@@ -310,3 +311,33 @@ async def test_closing_the_store_waits_for_a_group_being_synced(tmp_path: Path) 
         assert found is not None and [m.move for m in found[1]] == ["0 draw"]
     finally:
         await reopened.close()
+
+
+@pytest.mark.anyio
+async def test_a_failed_sync_fails_every_write_of_its_group_keeps_none_and_the_next_group_works(
+        tmp_path: Path) -> None:
+    store = await Store.connect(f"sqlite+aiosqlite:///{tmp_path / 'tables.db'}")
+    try:
+        assert store._syncer is not None
+        real = store._syncer
+
+        class FailingDisk:
+            """The sync thread, with a disk that fails the next sync (as a full disk or an I/O error would)."""
+
+            def submit(self, function: object, *args: object) -> concurrent.futures.Future[object]:
+                store._syncer = real  # (once)
+
+                def fail() -> None:
+                    raise sqlite3.OperationalError("disk I/O error")
+                return real.submit(fail)
+
+        store._syncer = FailingDisk()  # type: ignore[assignment]
+        results = await asyncio.gather(*(store.save(name, row(name), "playing", 1.0, [(1, 0, move("0 draw"))])
+                                         for name in ("A", "B")), return_exceptions=True)
+        assert all(isinstance(result, StoreError) and "disk I/O error" in str(result) for result in results)
+        assert await store.load_table("A") is None and await store.load_table("B") is None  # nothing of it kept
+        await store.save("C", row("C"), "playing", 2.0, [(1, 0, move("0 draw"))])
+        found = await store.load_table("C")
+        assert found is not None and [m.move for m in found[1]] == ["0 draw"]
+    finally:
+        await store.close()

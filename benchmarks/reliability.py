@@ -500,19 +500,20 @@ def check_against_record(stats: LeakStats, watchers: Iterable[Watcher], record: 
         for m, observation in enumerate(observations):
             index.setdefault(digest(observation), []).append(m)
         allowed: list[set[str]] = []
-        lately: list[set[str]] = []  # cards this observer saw in its hand or the discard, this round and the last
-        window: list[set[str]] = [set(), set()]
-        for m, st in enumerate(states):
+        # Cards this observer has seen so far in this game, in its hand or the discard: a log entry may name only
+        # those. (The game's log keeps its last 60 entries, which may reach back several short rounds: an HTTP
+        # view, which has the whole log, named cards of rounds before the last one.)
+        lately: list[set[str]] = []
+        seen_so_far: set[str] = set()
+        for st in states:
             visible = {str(c) for c in st.discard}
             if s is not None:
                 visible |= {str(c) for c in st.hands[s]}
                 if st.decision is Decision.DRAWN and st.decider == s and st.drawn is not None:
                     visible.add(str(st.drawn))
             allowed.append(visible)
-            if m and st.round_no != states[m - 1].round_no:
-                window = [window[1], set()]
-            window[1] |= visible
-            lately.append(window[0] | window[1])
+            seen_so_far |= visible
+            lately.append(set(seen_so_far))
         at = 0
         for seen in watcher.seen:
             if seen.game_no != game_no:

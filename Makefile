@@ -1,7 +1,7 @@
 # Two commands do all the set-up on a fresh machine (see README, Quickstart):
 #   make run    starts the main job: the online tables server on http://127.0.0.1:8000/, from the
 #               compiled build (as `pip install .` installs it; pure Python where nothing compiles)
-#   make test   runs the whole test suite (tests, doctests, mypy --strict, ruff), then the suite's
+#   make test   runs the whole test suite (tests, doctests, mypy --strict, ruff, the browser game's type check), then the suite's
 #               engine, RL, bots, server and terminal tests again against the compiled build
 #   make run-dev   the server from the development install (pure Python: an edited .py file is what runs)
 #   make compiled  builds the wheel with the mypyc-compiled hot modules into build/compiled (the
@@ -11,12 +11,18 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
+# The browser game: its sources (src/royal_revenge/web/src) are bundled by esbuild into web/dist, which the
+# server serves and the wheel ships; npm installs what package-lock.json pins.
+NODE_STAMP := node_modules/.installed
+WEB_DIST := src/royal_revenge/web/dist/main.js
+WEB_SOURCES := $(shell find src/royal_revenge/web/src -name '*.js' -o -name '*.css' 2>/dev/null)
+
 COMPILED := build/compiled
 COMPILED_STAMP := $(COMPILED)/.built
 # Anything that can change the compiled build rebuilds it (so its tests never run stale code).
 BUILD_INPUTS := $(shell find src -name '*.py') setup.py pyproject.toml build_backend/royal_revenge_build.py
 
-.PHONY: run run-dev test test-compiled compiled lint bench bench-rl bench-server clean
+.PHONY: web run run-dev test test-compiled compiled lint bench bench-rl bench-server clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,18 +30,28 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(WEB_DIST): $(NODE_STAMP) $(WEB_SOURCES)
+	npm run -s build
+
+web: $(WEB_DIST)
+
 # The server runs from the compiled build; if it cannot be compiled here, the build is pure Python (a warning
 # says so) and the server runs all the same.
-run: $(STAMP)
+run: $(STAMP) $(WEB_DIST)
 	@$(MAKE) --no-print-directory compiled COMPILE=auto
 	PYTHONPATH=$(COMPILED) $(BIN)/royal-revenge serve --host $(or $(HOST),127.0.0.1) --port $(or $(PORT),8000)
 
-run-dev: $(STAMP)
+run-dev: $(STAMP) $(WEB_DIST)
 	$(BIN)/royal-revenge serve --host $(or $(HOST),127.0.0.1) --port $(or $(PORT),8000)
 
-test: $(STAMP)
+test: $(STAMP) $(WEB_DIST)
 	$(BIN)/ruff check src tests benchmarks setup.py build_backend
 	$(BIN)/mypy
+	npm run -s typecheck
 	$(BIN)/python -m pytest
 	$(MAKE) test-compiled
 
@@ -43,7 +59,7 @@ test: $(STAMP)
 # mypyc; COMPILE=1, the default, makes a failed compilation an error instead of a fallback to
 # pure Python), installed into a directory of its own that is put first on PYTHONPATH.
 COMPILE ?= 1
-$(COMPILED_STAMP): $(STAMP) $(BUILD_INPUTS)
+$(COMPILED_STAMP): $(STAMP) $(WEB_DIST) $(BUILD_INPUTS)
 	rm -rf $(COMPILED) build/wheels
 	ROYAL_REVENGE_COMPILE=$(COMPILE) $(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir build/wheels .
 	$(BIN)/python -m pip install --quiet --no-deps --target $(COMPILED) build/wheels/royal_revenge-*.whl
@@ -71,4 +87,4 @@ bench-server: $(COMPILED_STAMP)
 	PYTHONPATH=$(COMPILED) $(BIN)/python benchmarks/server_load.py --tables 250 --seconds 30 --repeat 5
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis node_modules src/royal_revenge/web/dist

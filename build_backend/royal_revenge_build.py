@@ -13,6 +13,9 @@ available), ``1`` (compile or fail), ``0`` (pure Python).
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 from setuptools import build_meta as _setuptools
@@ -39,9 +42,26 @@ def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) 
     return requires + (COMPILE_REQUIRES if _mode() != "0" else [])
 
 
+ROOT = Path(__file__).resolve().parent.parent
+WEB_BUNDLE = ROOT / "src" / "royal_revenge" / "web" / "dist" / "main.js"
+
+
+def _ensure_web_bundle() -> None:
+    """The wheel ships the browser game's bundle: build it with npm when the checkout has not (``make`` does)."""
+    if WEB_BUNDLE.exists() or not (ROOT / "package.json").exists():
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError("the browser game must be built before the wheel, and that needs Node.js and npm: "
+                           "install them, or run `make web` where they are, then build again")
+    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=ROOT, check=True)
+    subprocess.run([npm, "run", "-s", "build"], cwd=ROOT, check=True)
+
+
 def build_wheel(
     wheel_directory: str, config_settings: dict[str, Any] | None = None, metadata_directory: str | None = None
 ) -> str:
+    _ensure_web_bundle()
     return str(_setuptools.build_wheel(wheel_directory, config_settings, metadata_directory))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import random
 import re
 from pathlib import Path
@@ -200,13 +202,15 @@ async def test_live_tables_are_bounded_per_address(tmp_path: Path) -> None:
 
 
 async def test_a_game_nobody_watches_plays_on_and_is_let_go_once_over(tmp_path: Path) -> None:
-    async with running_server(tmp_path / "t.db", limits=NO_RATES) as server:
+    # A short idle time, so that every game (at least a dozen moves 30 s apart) outlasts it many times over.
+    limits = dataclasses.replace(NO_RATES, playing_idle_seconds=240.0)
+    async with running_server(tmp_path / "t.db", limits=limits) as server:
         code, humans, _, _ = await open_game(server, humans=1, bots=["easy", "easy"],
                                              settings={"bot_delay_seconds": 30.0})  # (one round: see open_game)
         await humans[0].close()  # everyone leaves: the grace time runs out, a bot plays the seat
         start = server.clock.now()
         while server.table(code).phase is Phase.PLAYING:  # (the table is still in memory, or this fails)
             await step_clock(server, code)
-        assert server.clock.now() - start > NO_RATES.playing_idle_seconds  # it played on, unwatched, all along
-        await server.clock.advance(NO_RATES.finished_idle_seconds + 120)
+        assert server.clock.now() - start > limits.playing_idle_seconds  # it played on, unwatched, all along
+        await server.clock.advance(limits.finished_idle_seconds + 120)
         assert code not in server.hub._live

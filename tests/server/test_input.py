@@ -166,7 +166,8 @@ async def test_other_bad_request_bodies_are_answered_in_plain_words(server: Serv
         ({"name": "A", "age": 1.5}, "age must be a whole number from 0 to 150, or left out"),
         ({"name": "A", "age": -1}, "age must be a whole number from 0 to 150, or left out"),
         ({"name": "A", "settings": []}, "settings must be a JSON object"),
-        ({"name": "A", "bots": ["genius"]}, "bots must be a list of at most 5 bot levels, each easy, normal or hard"),
+        ({"name": "A", "bots": ["genius"]},
+         "bots must be a list of at most 5 entries, each a bot level (easy, normal or hard) or null for an open seat"),
     ]
     async with server.http() as http:
         for body, message in cases:

@@ -170,8 +170,9 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
         hub = hub_of(request)
         client = _client_id(request, response)
         table, seat, token = await hub.create(settings, body.name, body.age, client, owner=address)
-        for level in body.bots[: settings.players - 1]:
-            await hub.change(table.code, _adder(token, level))
+        for index, level in enumerate(body.bots[: settings.players - 1]):
+            if level is not None:  # (None: the seat stays open for a friend)
+                await hub.change(table.code, _adder(token, level, seat + 1 + index))
         return {"code": table.code, "seat": seat, "token": token, "url": f"/t/{table.code}"}
 
     @app.post("/api/tables/{code}/join", responses=error_responses(400, 404, 409, 422, 429, 503))
@@ -534,16 +535,16 @@ def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, raw
         hub.submit(code, lambda t, now: _host_command(t, token, message, now), subscriber, message_id, reply)
 
 
-def _adder(token: str, level: str) -> Any:
+def _adder(token: str, level: str, seat: int | None = None) -> Any:
     def add(table: Table, now: float) -> int:
-        return table.add_bot(token, level, now)
+        return table.add_bot(token, level, now, seat)
 
     return add
 
 
 def _host_command(table: Table, token: str | None, message: HostMessage, now: float) -> int:
     if message.command == "add_bot":
-        table.add_bot(token, message.level or "normal", now)
+        table.add_bot(token, message.level or "normal", now, message.seat)
     elif message.command == "remove":
         if message.seat is None:
             raise TableError("bad_request", "remove needs a seat")

@@ -228,7 +228,9 @@ class CreateTableRequest(BaseModel):
     name: str
     age: Age | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
-    bots: list[Literal["easy", "normal", "hard"]] = Field(default_factory=list, max_length=5)
+    bots: list[Literal["easy", "normal", "hard"] | None] = Field(default_factory=list, max_length=5)
+    """The other seats' bots, seat by seat after the host's: a level, or ``None`` to keep the seat open for a
+    friend (a list shorter than the table leaves the seats after it open too)."""
 
 
 class JoinRequest(BaseModel):
@@ -243,7 +245,8 @@ _FIELD_RULES: Final = {
     "name": f"a name must be text of 1 to {NAME_LENGTH} characters",
     "age": "age must be a whole number from 0 to 150, or left out",
     "settings": "settings must be a JSON object",
-    "bots": "bots must be a list of at most 5 bot levels, each easy, normal or hard",
+    "bots": ("bots must be a list of at most 5 entries, each a bot level (easy, normal or hard) or null for an "
+             "open seat"),
 }
 """What each request field must be, in the words of the API's documentation (docs/protocol.md)."""
 

@@ -452,7 +452,8 @@ class Table:
             raise TableError("not_host", "only the host may do that")
         return seat
 
-    def add_bot(self, token: str | None, level: str, now: float) -> int:
+    def add_bot(self, token: str | None, level: str, now: float, seat: int | None = None) -> int:
+        """Host: seat a bot of ``level`` in ``seat`` (an open seat), or in the first open seat."""
         self._host_check(token)
         if level not in BOT_LEVELS:
             raise TableError("bad_request", f"bot level must be one of {', '.join(BOT_LEVELS)}, not {level!r}")
@@ -461,11 +462,21 @@ class Table:
         open_seats = [i for i, seat in enumerate(self.seats) if seat.kind is SeatKind.OPEN]
         if not open_seats:
             raise TableError("table_full", f"all {len(self.seats)} seats are taken")
-        index = open_seats[0]
+        index = self._open_seat_for_bot(open_seats, seat)
         self.seats[index] = Seat(SeatKind.BOT, _bot_name(level, index), level=level)
         self._seats_changed()
         self._changed(now)
         return index
+
+    def _open_seat_for_bot(self, open_seats: list[int], seat: int | None) -> int:
+        """The seat a bot is to take: ``seat`` if it is open (refused in plain words otherwise), else the first open."""
+        if seat is None:
+            return open_seats[0]
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+            raise TableError("bad_request", f"This table has {len(self.seats)} seats: choose one of them")
+        if seat not in open_seats:
+            raise TableError("bad_request", f"{self._name(seat)} already sits there: choose an open seat")
+        return seat
 
     def remove(self, token: str | None, seat: int, now: float) -> None:
         """Host: remove a bot, or kick a person (their token stops working). In play a bot takes the seat.

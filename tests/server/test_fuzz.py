@@ -237,7 +237,7 @@ BAD_BODIES: list[bytes | str | Any] = [
                                                                                     "scepter_max_seconds": 50}},
     {"name": "A", "settings": {"max_timeouts": 0}}, {"name": "A", "settings": {"single_round": "yes"}},
     {"name": "A", "settings": {"bot_delay_seconds": -1}}, {"name": "A", "settings": {"grace_seconds": [1]}},
-    {"name": "A", "bots": ["genius"]}, {"name": "A", "bots": "easy"}, {"name": "A", "bots": [None]},
+    {"name": "A", "bots": ["genius"]}, {"name": "A", "bots": "easy"}, {"name": "A", "bots": [None, 3]},
     {"name": "A", "bots": ["easy"] * 6}, {"name": "   "}, {"name": "\u0000"},
 ]
 

@@ -3,11 +3,18 @@ leaving, rematch requests and the list of public tables (issue 16, docs/protocol
 
 from __future__ import annotations
 
+import json
+import random
+from pathlib import Path
 from typing import Any
 
 import pytest
+import websockets
 
-from .conftest import Client, Server, settle
+from royal_revenge.server.throttle import Limits
+from royal_revenge.session import Phase
+
+from .conftest import Client, Driver, Server, open_game, running_server, settle
 
 pytestmark = pytest.mark.anyio
 
@@ -51,3 +58,216 @@ async def test_add_bot_takes_an_optional_seat(server: Server) -> None:
     assert host.view is not None and host.view["seats"][2]["name"] == "Easy bot 3"
     assert table.seats[1].kind.value == "open"
     await host.close()
+
+
+# ---------------------------------------------------------------- chat and reactions
+
+
+async def _lobby(server: Server, *names: str, players: int = 4) -> tuple[str, list[Client]]:
+    created = await _create(server, {"name": "Ann", "settings": {"players": players}})
+    code = created["code"]
+    tokens = [created["token"]] + [(await server.join(code, name))["token"] for name in names]
+    TOKENS[code] = tokens
+    clients = [await Client.connect(server, code, token, name)
+               for token, name in zip(tokens, ["ann", *names], strict=True)]
+    for client in clients:
+        await client.first_state()
+    return code, clients
+
+
+TOKENS: dict[str, list[str]] = {}
+
+
+def server_tokens(server: Server, code: str) -> list[str]:
+    return TOKENS[code]
+
+
+async def _say(client: Client, text: str) -> dict[str, Any]:
+    return await client.request({"type": "chat", "id": client.next_id(), "text": text})
+
+
+async def test_chat_and_reactions_reach_everyone_and_a_reconnect_shows_them(server: Server) -> None:
+    code, (ann, bob) = await _lobby(server, "Bob")
+    watcher = await Client.connect(server, code, None, "watcher")
+    await watcher.first_state()
+    assert (await _say(ann, "hi <i>Bob</i>"))["type"] == "ack"
+    assert (await bob.request({"type": "react", "id": "r-1", "emoji": "👏"}))["type"] == "ack"
+    assert (await _say(watcher, "hello from the stands"))["type"] == "ack"
+    await settle(server, code, [ann, bob, watcher])
+    expected = [("Ann", 0, "hi <i>Bob</i>", "chat"), ("Bob", 1, "👏", "reaction"),
+                ("Spectator", None, "hello from the stands", "chat")]
+    for client in (ann, bob, watcher):
+        assert client.view is not None
+        assert [(line["name"], line["seat"], line["text"], line["kind"]) for line in client.view["chat"]] == expected
+        assert client.view == server.table(code).view(client.view["you"])  # merged partial states: the whole view
+    await bob.close()
+    again = await Client.connect(server, code, None, "again")  # (a new connection gets the chat whole)
+    assert [line["text"] for line in (await again.first_state())["chat"]] == ["hi <i>Bob</i>", "👏",
+                                                                            "hello from the stands"]
+    for client in (ann, watcher, again):
+        await client.close()
+
+
+async def test_a_spectator_may_give_a_name_in_the_hello(server: Server) -> None:
+    code, (ann,) = await _lobby(server)
+    ws = await websockets.connect(server.ws_url(code))
+    await ws.send(json.dumps({"type": "hello", "name": "  Zed  "}))
+    assert json.loads(await ws.recv())["type"] == "state"
+    await ws.send(json.dumps({"type": "chat", "id": "c-1", "text": "hi"}))
+    answer = json.loads(await ws.recv())
+    assert answer["type"] == "state" and answer["ack"] == "c-1"
+    assert answer["view"]["chat"][-1]["name"] == "Zed"
+    await ws.close()
+    ws = await websockets.connect(server.ws_url(code))
+    await ws.send(json.dumps({"type": "hello", "name": "Z\u202ed"}))
+    refused = json.loads(await ws.recv())
+    assert refused["code"] == "bad_hello" and "invisible" in refused["message"]
+    with pytest.raises(websockets.ConnectionClosed):
+        await ws.recv()
+    assert ws.close_code == 4400
+    await ann.close()
+
+
+async def test_bad_chat_is_refused_in_plain_words_and_changes_nothing(server: Server) -> None:
+    code, (ann, bob) = await _lobby(server, "Bob")
+    version = server.table(code).version
+    for text, message in [("x" * 201, "A chat message can have at most 200 characters"),
+                          ("  ", "Write something before sending"),
+                          ("a\nb", "A chat message must not contain invisible or control characters "
+                                   "(nor line breaks)")]:
+        refused = await _say(ann, text)
+        assert (refused["code"], refused["message"]) == ("bad_request", message)
+    refused = await ann.request({"type": "react", "id": "r-1", "emoji": "x"})
+    assert refused["code"] == "bad_request"
+    refused = await ann.request({"type": "chat", "id": "c-9", "text": 7})
+    assert refused["code"] == "bad_message"
+    assert server.table(code).version == version and server.table(code).chat == type(server.table(code).chat)()
+    await ann.close()
+    await bob.close()
+
+
+async def test_the_host_mutes_a_seat(server: Server) -> None:
+    code, (ann, bob) = await _lobby(server, "Bob")
+    assert (await ann.host("mute", seat=1))["type"] == "ack"
+    await settle(server, code, [ann, bob])
+    assert bob.view is not None and bob.view["muted"] == [1]
+    refused = await _say(bob, "let me talk")
+    assert (refused["code"], refused["message"]) == ("muted", "The host has muted you")
+    refused = await bob.host("mute", seat=0)
+    assert refused["code"] == "not_host"
+    assert (await ann.host("unmute", seat=1))["type"] == "ack"
+    assert (await _say(bob, "thanks"))["type"] == "ack"
+    await ann.close()
+    await bob.close()
+
+
+async def test_a_seat_may_send_5_lines_in_10_seconds(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "t.db", limits=Limits(create="", join="", lookup="", miss="")) as server:
+        code, (ann, bob) = await _lobby(server, "Bob")
+        for number in range(5):
+            assert (await _say(ann, f"line {number}"))["type"] == "ack"
+        refused = await ann.request({"type": "react", "id": "r-1", "emoji": "🎉"})
+        assert (refused["code"], refused["message"]) == ("rate_limited",
+                                                         "You are sending messages too fast; wait a moment")
+        assert len(server.table(code).chat) == 5
+        assert (await _say(bob, "my own five"))["type"] == "ack"  # per seat
+        await ann.close()
+        ann = await Client.connect(server, code, server_tokens(server, code)[0], "ann-again")
+        await ann.first_state()
+        refused = await _say(ann, "a new connection")  # the allowance is the seat's, not the connection's
+        assert refused["code"] == "rate_limited"
+        await ann.close()
+        await bob.close()
+
+
+async def test_chat_during_a_game_merges_to_the_whole_view(server: Server) -> None:
+    code, humans, _, observers = await open_game(server, humans=2, bots=["normal"], spectators=1)
+    rng = random.Random(3)
+
+    async def chat(table: Any) -> None:
+        if rng.random() < 0.3:
+            speaker = rng.choice([*humans.values(), *observers])
+            assert (await _say(speaker, f"move {table.version}"))["type"] == "ack"
+
+    driver = Driver(server, code, humans, random.Random(5), observers=observers, on_step=chat)
+    for _ in range(30):
+        if not await driver.step():
+            break
+        table = await settle(server, code, driver.clients)
+        for client in driver.clients:
+            assert client.view is not None
+            assert client.view == table.view(client.view["you"]), client.name
+    assert server.table(code).chat
+
+
+# ---------------------------------------------------------------- leaving
+
+
+async def test_leaving_the_lobby_opens_the_seat_and_the_connection_watches_on(server: Server) -> None:
+    code, (ann, bob) = await _lobby(server, "Bob")
+    answer = await bob.request({"type": "leave", "id": "l-1"})
+    assert answer["type"] == "ack"
+    await settle(server, code, [ann, bob])
+    assert not any(frame.get("code") == "kicked" for frame in bob.frames)
+    last = [frame for frame in bob.frames if frame["type"] == "state"][-1]
+    assert last["full"] is True and last["view"]["you"] is None
+    assert server.table(code).seats[1].kind.value == "open"
+    refused = await bob.request({"type": "rematch", "id": "m-1"})
+    assert refused["code"] == "spectator"
+    assert (await _say(bob, "watching now"))["type"] == "ack"
+    await settle(server, code, [ann, bob])
+    assert bob.view is not None and bob.view["chat"][-1]["name"] == "Bob" and bob.view["chat"][-1]["seat"] is None
+    await ann.close()
+    await bob.close()
+
+
+async def test_the_host_leaving_the_lobby_hands_over_and_the_last_closes_it(server: Server) -> None:
+    code, (ann, bob) = await _lobby(server, "Bob")
+    assert (await ann.request({"type": "leave", "id": "l-1"}))["type"] == "ack"
+    await settle(server, code, [ann, bob])
+    assert bob.view is not None and bob.view["host"] == 1
+    assert (await bob.host("add_bot", level="easy"))["type"] == "ack"
+    assert (await bob.request({"type": "leave", "id": "l-2"}))["type"] == "ack"
+    await settle(server, code, [ann, bob])
+    assert bob.view is not None and bob.view["closed"] is True and bob.view["host"] is None
+    async with server.http() as http:
+        refused = await http.post(f"/api/tables/{code}/join", json={"name": "Cy"})
+    assert refused.status_code == 409 and refused.json()["detail"]["code"] == "wrong_phase"
+    await ann.close()
+    await bob.close()
+
+
+async def test_leaving_a_game_hands_the_seat_to_a_bot_and_the_token_stops_working(server: Server) -> None:
+    code, humans, tokens, _ = await open_game(server, humans=2, bots=["normal"])
+    person = humans[1]
+    assert (await person.request({"type": "leave", "id": "l-1"}))["type"] == "ack"
+    table = await settle(server, code, humans.values())
+    assert table.seats[1].kind.value == "bot" and person.view is not None and person.view["you"] is None
+    assert person.view["game"]["hand"] == []
+    assert not any(frame.get("code") == "kicked" for frame in person.frames)
+    back = await Client.connect(server, code, tokens[1], "back")
+    await back.wait_closed()
+    assert back.close_code == 4403
+    await person.close()
+    await humans[0].close()
+
+
+# ---------------------------------------------------------------- rematch requests
+
+
+async def test_rematch_requests_then_the_host_starts_it(server: Server) -> None:
+    code, humans, _, _ = await open_game(server, humans=2, bots=["normal"])
+    refused = await humans[1].request({"type": "rematch", "id": "m-0"})
+    assert (refused["code"], refused["message"]) == ("wrong_phase", "You can ask for a rematch once the game is over")
+    table = await Driver(server, code, humans, random.Random(2)).run()
+    assert table.phase is Phase.FINISHED
+    assert (await humans[1].request({"type": "rematch", "id": "m-1"}))["type"] == "ack"
+    await settle(server, code, humans.values())
+    assert humans[0].view is not None and humans[0].view["rematch_requests"] == [1]
+    game_no = table.game_no
+    assert (await humans[0].request({"type": "rematch", "id": "m-2"}))["type"] == "ack"
+    table = await settle(server, code, humans.values())
+    assert table.phase is Phase.PLAYING and table.game_no == game_no + 1
+    assert humans[0].view is not None and humans[0].view["rematch_requests"] == []
+    for client in humans.values():
+        await client.close()

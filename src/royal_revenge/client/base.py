@@ -32,12 +32,17 @@ def merge_state(previous: dict[str, Any] | None, message: dict[str, Any]) -> dic
     A whole view (``"full": true``, or no ``full`` key) replaces the previous one. A partial
     view holds only what changed: its keys replace the previous ones, its ``game`` keys
     replace the previous game's, and its ``log`` entries are appended to the previous ones,
-    dropping those numbered below ``log_from``.
+    dropping those numbered below ``log_from``. Every other key, ``chat`` (the table's last 50 chat
+    lines, sent whole whenever a line is added), ``muted`` and ``rematch_requests`` included, is
+    simply replaced.
 
     >>> first = {"full": True, "view": {"seats": ["A"], "game": {"top": "R1", "king": 0}, "log": [{"n": 1}]}}
     >>> view = merge_state(None, first)
     >>> merge_state(view, {"full": False, "log_from": 1, "view": {"game": {"top": "R2"}, "log": [{"n": 2}]}})
     {'seats': ['A'], 'game': {'top': 'R2', 'king': 0}, 'log': [{'n': 1}, {'n': 2}]}
+    >>> chat = {"n": 1, "seat": 0, "name": "A", "text": "hi", "at": 0.0, "kind": "chat"}
+    >>> merge_state(view, {"full": False, "log_from": 1, "view": {"chat": [chat], "log": []}})["chat"][0]["text"]
+    'hi'
     """
     view: dict[str, Any] = message["view"]
     if message.get("full", True) or previous is None:

@@ -19,6 +19,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -31,18 +32,25 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..session import Phase, Table, TableError, TableSettings
-from ..session.table import AgentFactory, normalize_code
+from ..session.table import AgentFactory, clean_chat_text, clean_spectator_name, normalize_code
 from . import throttle
 from .errors import Health, error_responses
 from .hub import Clock, Hub, Subscriber
 from .protocol import (
     PROTOCOL_VERSION,
     ActionMessage,
+    ChatMessage,
+    ClientMessage,
     CreateTableRequest,
+    HelloMessage,
     HostMessage,
     JoinRequest,
+    LeaveMessage,
     PingMessage,
     ProtocolError,
+    ReactMessage,
+    RematchMessage,
+    SyncMessage,
     ack_message,
     error_message,
     message_id_of,
@@ -406,8 +414,8 @@ class _Gone(Exception):
     """The client left before its hello."""
 
 
-async def _hello(scope: dict[str, Any], receive: Any) -> str | None:
-    """The connection's hello: its seat token, or ``None`` for a spectator."""
+async def _hello(scope: dict[str, Any], receive: Any) -> HelloMessage:
+    """The connection's hello: its seat token (``None`` for a spectator) and a spectator's name."""
     if "token" in parse_qs(scope.get("query_string", b"").decode("latin-1")):
         raise ProtocolError("bad_hello", "the seat token goes in the hello message, never in the URL "
                                          f"(protocol {PROTOCOL_VERSION})")
@@ -419,7 +427,7 @@ async def _hello(scope: dict[str, Any], receive: Any) -> str | None:
     if message["type"] != "websocket.receive":  # websocket.disconnect
         raise _Gone
     raw = message.get("text")
-    return parse_hello(raw if raw is not None else message.get("bytes") or b"").token
+    return parse_hello(raw if raw is not None else message.get("bytes") or b"")
 
 
 async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str, hub: Hub,
@@ -432,9 +440,16 @@ async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str
         return
     await send({"type": "websocket.accept"})
     try:
-        token = await _hello(scope, receive)
+        hello = await _hello(scope, receive)
+        token = hello.token
         live = await hub.get(code)
         seat = live.table.seat_of(token) if token else None
+        spectator = None
+        if seat is None and hello.name is not None:
+            try:
+                spectator = clean_spectator_name(hello.name)
+            except TableError as error:
+                raise ProtocolError("bad_hello", f"{error}") from None
     except (ProtocolError, TableError) as error:
         with contextlib.suppress(OSError, RuntimeError):  # (the client may be gone already)
             await send({"type": "websocket.send", "text": error_message(error.code, str(error))})
@@ -448,7 +463,8 @@ async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str
     await hub.subscribe(table_code, subscriber)
     allowance = seat_lines.claim(token, outbox) if token is not None and seat is not None else _Allowance()
     log.info("connected", extra={"table": table_code, "seat": seat})
-    messages = _Messages(hub, table_code, token, seat, outbox, subscriber, allowance)
+    messages = _Messages(hub, table_code, token, seat, outbox, subscriber, allowance, scope["app"].state.throttle,
+                         spectator)
 
     async def receiver() -> None:
         while True:
@@ -477,12 +493,19 @@ class _Messages:
     """A connection's messages, each carried out as the receiver task reads it: rate-limited (the allowance is
     the seat's, shared with its other connections), then :func:`handle_message`."""
 
-    __slots__ = ("allowance", "code", "hub", "outbox", "seat", "subscriber", "token")
+    __slots__ = ("allowance", "code", "hub", "outbox", "seat", "spectator", "spectator_key", "subscriber",
+                 "throttle", "token")
 
     def __init__(self, hub: Hub, code: str, token: str | None, seat: int | None, outbox: _Outbox,
-                 subscriber: Subscriber, allowance: _Allowance) -> None:
+                 subscriber: Subscriber, allowance: _Allowance, throttle: Throttle | None = None,
+                 spectator: str | None = None) -> None:
         self.hub, self.code, self.token, self.seat = hub, code, token, seat
         self.outbox, self.subscriber, self.allowance = outbox, subscriber, allowance
+        self.throttle = throttle
+        self.spectator = spectator
+        """A spectator's name from their hello (``None``: "Spectator")."""
+        self.spectator_key = secrets.token_hex(8)
+        """This connection's key for the chat's rate limit while it watches (a seat's key is the seat)."""
 
     def __call__(self, raw: str | bytes) -> None:
         put = self.outbox.put
@@ -492,45 +515,132 @@ class _Messages:
             put(error_message("rate_limited", "too many messages; slow down", message_id_of(raw)))
             return
         try:
-            handle_message(self.hub, self.code, self.token, self.seat, raw, put, self.subscriber)
+            self._handle(raw)
         except Exception:  # a bug: logged, and the client hears of it (the connection and the table go on)
             log.exception("message_failed", extra={"table": self.code, "seat": self.seat})
             put(error_message("server_error", "the server failed to carry out this message", message_id_of(raw)))
 
 
-def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, raw: str | bytes,
-                   send: Callable[[str], None], subscriber: Subscriber) -> None:
-    """Validate and carry out one client message; every failure is answered with an error message.
+    def _handle(self, raw: str | bytes) -> None:
+        """Validate one message and carry it out: the chat, a reaction, leaving and a rematch request here, the
+        rest by :func:`handle_message`; every failure is answered with an error message."""
+        put = self.outbox.put
+        try:
+            message = parse_client_message(raw)
+        except ProtocolError as error:
+            put(error_message(error.code, str(error), error.message_id))
+            return
+        if isinstance(message, (ChatMessage, ReactMessage)):
+            self._chat(message)
+        elif isinstance(message, LeaveMessage):
+            self._leave(message)
+        else:
+            handle_message(self.hub, self.code, self.token, self.seat, message, put, self.subscriber)
 
-    An accepted action or host command is answered once it is committed: its id rides in the state it caused
-    (``"ack"``), or, if it changed nothing (a repeated id), in an ``ack`` of its own.
-    """
-    try:
-        message = parse_client_message(raw)
-    except ProtocolError as error:
-        send(error_message(error.code, str(error), error.message_id))
-        return
-    if isinstance(message, PingMessage):
-        send(json.dumps({"type": "pong", "id": message.id}))
-        return
-    if not isinstance(message, (ActionMessage, HostMessage)):  # sync
-        hub.resend(code, subscriber)
-        return
-    if seat is None:
-        send(error_message("spectator", "spectators cannot act", message.id))
-        return
-    message_id = message.id
+    def _chat(self, message: ChatMessage | ReactMessage) -> None:
+        """A chat line or a reaction: its text checked at once, then the seat's (or this spectator's) rate of
+        lines (the ``limits`` counters, ``Throttle.chat_line``), then the table (a muted seat is refused there)."""
+        put = self.outbox.put
+        if isinstance(message, ChatMessage):
+            try:
+                clean_chat_text(message.text)  # (refused at once, before it counts against the rate)
+            except TableError as error:
+                put(error_message(error.code, str(error), message.id))
+                return
+        self.hub.spawn(self._chat_when_allowed(message), f"chat-{self.code}")
 
+    def _leave(self, message: LeaveMessage) -> None:
+        """The person leaves their seat for good: the connection watches on as a spectator (its next state is
+        whole, with ``you: null``; no ``kicked`` error: they asked for it)."""
+        put = self.outbox.put
+        if self.seat is None or self.token is None:
+            put(error_message("spectator", "You are watching: there is no seat to leave", message.id))
+            return
+        token, seat, subscriber = self.token, self.seat, self.subscriber
+
+        def leave(table: Table, now: float) -> int:
+            name = table.seats[seat].name
+            version = table.leave(token, now)
+            # (before the states go out: this connection is sent the spectator's view, whole)
+            subscriber.seat = subscriber.token = self.seat = self.token = None
+            self.spectator = name
+            return version
+
+        reply = _replier(put, message.id)
+
+        def replied(version: Any, acked: bool, error: TableError | None) -> None:
+            if error is not None and error.code == "storage":  # (not saved: the table was reloaded with the seat)
+                subscriber.seat, subscriber.token, self.seat, self.token = seat, token, seat, token
+                self.spectator = None
+            reply(version, acked, error)
+
+        self.hub.submit(self.code, leave, subscriber, message.id, replied)
+
+    async def _chat_when_allowed(self, message: ChatMessage | ReactMessage) -> None:
+        put = self.outbox.put
+        key = f"{self.code}/seat/{self.seat}" if self.seat is not None else f"{self.code}/watching/{self.spectator_key}"
+        if self.throttle is not None:
+            try:
+                await self.throttle.chat_line(key)
+            except RateLimited as limited:
+                put(error_message("rate_limited", str(limited), message.id))
+                return
+        token, spectator = self.token if self.seat is not None else None, self.spectator
+        operation: Callable[[Table, float], int]
+        if isinstance(message, ChatMessage):
+            text = message.text
+            operation = partial(_say, token, text, spectator)
+        else:
+            operation = partial(_react, token, message.emoji, spectator)
+        self.hub.submit(self.code, operation, self.subscriber, message.id, _replier(put, message.id))
+
+
+def _say(token: str | None, text: str, spectator: str | None, table: Table, now: float) -> int:
+    return table.say(token, text, now, spectator=spectator)
+
+
+def _react(token: str | None, emoji: str, spectator: str | None, table: Table, now: float) -> int:
+    return table.react(token, emoji, now, spectator=spectator)
+
+
+def _replier(send: Callable[[str], None], message_id: str) -> Callable[[Any, bool, TableError | None], None]:
+    """How a message that goes to the table is answered: its error, or an ``ack`` unless one rode in a state."""
     def reply(version: Any, acked: bool, error: TableError | None) -> None:
         if error is not None:
             send(error_message(error.code, str(error), message_id))
         elif not acked:  # nothing changed (a repeated id): no state went out to carry the acknowledgement
             send(ack_message(message_id, version))
 
+    return reply
+
+
+def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, message: ClientMessage,
+                   send: Callable[[str], None], subscriber: Subscriber) -> None:
+    """Carry out one client message (parsed; the chat's are :class:`_Messages`'); every failure is answered with an
+    error message.
+
+    An accepted action or host command is answered once it is committed: its id rides in the state it caused
+    (``"ack"``), or, if it changed nothing (a repeated id), in an ``ack`` of its own.
+    """
+    if isinstance(message, PingMessage):
+        send(json.dumps({"type": "pong", "id": message.id}))
+        return
+    if isinstance(message, SyncMessage):
+        hub.resend(code, subscriber)
+        return
+    assert not isinstance(message, (ChatMessage, ReactMessage, LeaveMessage))  # (_Messages carries them out)
+    if seat is None:
+        send(error_message("spectator", "spectators cannot act", message.id))
+        return
+    message_id = message.id
+    reply = _replier(send, message_id)
+
     if isinstance(message, ActionMessage):
         action = message.action
         hub.submit(code, lambda t, now: t.act(token, action, now, client_id=message_id), subscriber, message_id,
                    reply)
+    elif isinstance(message, RematchMessage):
+        hub.submit(code, lambda t, now: t.ask_rematch(token, now), subscriber, message_id, reply)
     else:
         hub.submit(code, lambda t, now: _host_command(t, token, message, now), subscriber, message_id, reply)
 
@@ -549,6 +659,10 @@ def _host_command(table: Table, token: str | None, message: HostMessage, now: fl
         if message.seat is None:
             raise TableError("bad_request", "remove needs a seat")
         table.remove(token, message.seat, now)
+    elif message.command in ("mute", "unmute"):
+        if message.seat is None:
+            raise TableError("bad_request", f"Choose whom to {message.command}")
+        table.mute(token, message.seat, message.command == "mute", now)
     elif message.command == "start":
         table.start(token, now)
     else:

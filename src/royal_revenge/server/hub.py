@@ -254,6 +254,7 @@ class Hub:
             while table.code in self._live or await self.store.load_table(table.code) is not None:
                 table = Table.open(settings, agent_factory=self.agent_factory)
             seat, token = table.join(name, age, self.clock.now(), client=client)
+            table.created_at = self.clock.now()
         except BaseException:
             self._disown(owner)
             raise
@@ -461,6 +462,10 @@ class Hub:
             live.lock.release()
         reply(None, False, refused)
 
+    def spawn(self, coroutine: Awaitable[None], name: str) -> None:
+        """Run ``coroutine`` as a task of the hub's (kept until it is done; cancelled when the hub stops)."""
+        self._spawn(coroutine, name)
+
     def _spawn(self, coroutine: Awaitable[None], name: str) -> None:
         task = asyncio.ensure_future(coroutine)
         task.set_name(name)
@@ -533,7 +538,7 @@ class Hub:
             done(error)
 
         try:
-            self.store.save_then(table.code, table.to_json() if rewrite else None, table.phase.value,
+            self.store.save_then(table.code, table.to_json() if rewrite else None, table.stored_phase,
                                  self.clock.now(), new, done=stored)
         except Exception as error:  # (the write could not even be made: as a refused one, the table is reloaded)
             log.exception("persist_prepare_failed", extra={"table": table.code})

@@ -25,6 +25,10 @@ __all__ = [
     "HostMessage",
     "SyncMessage",
     "PingMessage",
+    "ChatMessage",
+    "ReactMessage",
+    "LeaveMessage",
+    "RematchMessage",
     "ClientMessage",
     "HelloMessage",
     "parse_client_message",
@@ -70,12 +74,39 @@ class ActionMessage(_Message, tag="action", frozen=True):
 
 
 class HostMessage(_Message, tag="host", frozen=True):
-    """A host command: add a bot, remove or kick a seat, start, rematch."""
+    """A host command: add a bot (in ``seat``, or the first open one), remove or kick a seat, start, rematch, mute
+    or unmute the person in ``seat``."""
 
     id: _Id
-    command: Literal["add_bot", "remove", "start", "rematch"]
+    command: Literal["add_bot", "remove", "start", "rematch", "mute", "unmute"]
     level: Literal["easy", "normal", "hard"] | None = None
     seat: Annotated[int, msgspec.Meta(ge=0, le=5)] | None = None
+
+
+class ChatMessage(_Message, tag="chat", frozen=True):
+    """A chat line (the table checks its text: ``Table.say``)."""
+
+    id: _Id
+    text: str
+
+
+class ReactMessage(_Message, tag="react", frozen=True):
+    """A reaction, one of ``REACTIONS`` (``Table.react``)."""
+
+    id: _Id
+    emoji: str
+
+
+class LeaveMessage(_Message, tag="leave", frozen=True):
+    """Leave the seat for good (``Table.leave``); the connection watches on as a spectator."""
+
+    id: _Id
+
+
+class RematchMessage(_Message, tag="rematch", frozen=True):
+    """Ask for a rematch once the game is over (``Table.ask_rematch``); the host's own starts it."""
+
+    id: _Id
 
 
 class SyncMessage(_Message, tag="sync", frozen=True):
@@ -86,7 +117,8 @@ class PingMessage(_Message, tag="ping", frozen=True):
     id: _Id | None = None
 
 
-ClientMessage = ActionMessage | HostMessage | SyncMessage | PingMessage
+ClientMessage = (ActionMessage | HostMessage | SyncMessage | PingMessage | ChatMessage | ReactMessage | LeaveMessage
+                 | RematchMessage)
 _decode: Final = msgspec.json.Decoder(ClientMessage).decode
 """Parses and checks in one pass (msgspec, strict: no coercion of types); every frame a player sends goes through it."""
 
@@ -96,6 +128,8 @@ class HelloMessage(msgspec.Struct, tag_field="type", tag="hello", forbid_unknown
     not in the URL, because URLs end up in access logs."""
 
     token: str | None = None
+    name: str | None = None
+    """A spectator's name in the chat (the rules of people's names); ignored for a seat, which has its own."""
 
 
 _decode_hello: Final = msgspec.json.Decoder(HelloMessage).decode

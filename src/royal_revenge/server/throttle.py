@@ -42,6 +42,9 @@ class Limits:
     """``GET /api/tables/{code}``, ``/record`` and ``/replay``, found or not."""
     miss: str = "10/minute;60/hour"
     """Lookups of a code that names no table (HTTP 404, WebSocket close 4404): once spent, every lookup waits."""
+    chat: str = "5/10 seconds"
+    """Chat lines and reactions of one seat at a table (or one spectator's connection): counted per seat, not per
+    address."""
     tables_per_address: int = 20
     """Tables one address may have open in the server's memory at once (see ``Hub``: idle tables are let go)."""
     lobby_idle_seconds: float = 15 * 60.0
@@ -53,7 +56,7 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 """The limits a server gets unless told otherwise (the tests' harness lifts the rate limits here)."""
 
-LIFTED: Final = Limits(create="", join="", lookup="", miss="", tables_per_address=1_000_000_000)
+LIFTED: Final = Limits(create="", join="", lookup="", miss="", chat="", tables_per_address=1_000_000_000)
 """No rate limits and no bound on live tables per address (``serve --no-rate-limits``: load tests); idle tables
 are still let go."""
 
@@ -71,6 +74,7 @@ _MESSAGES: Final = {
     "join": "too many seats taken from your address; please wait a little",
     "lookup": "too many requests from your address; please wait a little",
     "miss": "too many tries at table codes that do not exist; please wait and check the code",
+    "chat": "You are sending messages too fast; wait a moment",
 }
 
 
@@ -82,13 +86,21 @@ class Throttle:
         self._limiter = SlidingWindowCounterRateLimiter(MemoryStorage())
         self._items: dict[str, list[RateLimitItem]] = {
             kind: parse_many(text) if text else [] for kind, text in
-            (("create", limits.create), ("join", limits.join), ("lookup", limits.lookup), ("miss", limits.miss))}
+            (("create", limits.create), ("join", limits.join), ("lookup", limits.lookup), ("miss", limits.miss),
+             ("chat", limits.chat))}
 
     async def hit(self, kind: str, address: str) -> None:
         """Count one ``kind`` of request (``create``, ``join``) from ``address``; :class:`RateLimited` if over."""
         await self._refuse_if_spent(kind, address)
         for item in self._items[kind]:
             await self._limiter.hit(item, kind, address)
+
+    async def chat_line(self, key: str) -> None:
+        """Count one chat line or reaction of ``key`` (a seat at a table, or a spectator's connection);
+        :class:`RateLimited` (and nothing counted) if it is over :attr:`Limits.chat`."""
+        await self._refuse_if_spent("chat", key)
+        for item in self._items["chat"]:
+            await self._limiter.hit(item, "chat", key)
 
     async def lookup(self, address: str) -> None:
         """Count a lookup of a table; refused while the address has spent its lookups of unknown codes."""

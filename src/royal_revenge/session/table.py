@@ -52,6 +52,7 @@ from ..narration import MADE_FOR, describe_event
 __all__ = ["BOT_LEVELS", "CODE_LENGTH", "NAME_LENGTH", "RESTART_GRACE_SECONDS", "SLOW_LEVELS", "BotTurn", "Phase",
            "SeatKind", "Seat", "TableError", "TableSettings", "Table", "LoggedMove", "display_code", "new_code",
            "normalize_code"]
+__all__ += ["CHAT_LENGTH", "CHAT_SIZE", "REACTIONS", "SPECTATOR_NAME", "clean_chat_text", "clean_spectator_name"]
 
 BOT_LEVELS: Final = ("easy", "normal", "hard")
 SLOW_LEVELS: Final = frozenset({"hard"})
@@ -387,6 +388,7 @@ class Table:
         """... and the version, game number, move count and settings it was built for."""
         self._public = PublicJSON()
         """The game's public view, each made from the one before (what did not change is the same object)."""
+        self._init_social()
 
     # ------------------------------------------------------------------ lobby
 
@@ -403,6 +405,7 @@ class Table:
         here already is refused another, so that one person cannot fill a table. Names are unique at
         a table, whatever their case.
         """
+        self.refuse_if_closed()
         name = _clean_name(name)
         if age is not None and (isinstance(age, bool) or not isinstance(age, int) or not 0 <= age <= 150):
             raise TableError("bad_request", "age must be a whole number from 0 to 150, or left out")
@@ -904,6 +907,7 @@ class Table:
             data["game"] = self._public.of(self.game.state)
             data["legal"] = []
             data["decision_deadline"] = self.deadlines.decision
+        data.update(self._social_view())
         self._shared_json = data
         self._shared_version, self._shared_game_no, self._shared_moves = self.version, self.game_no, len(self.moves)
         self._shared_settings = self.settings
@@ -1073,6 +1077,189 @@ class Table:
         return GameRecord(dealt.options, dealt.seed, dealt.ages, dealt.first_king,
                           [Move.parse(row[0]) for row in self.moves.rows()], dealt.final_digest)
 
+    # ------------------------------------------------------------------ chat, reactions, muting (issue 16)
+
+    def _init_social(self) -> None:
+        self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_SIZE)
+        """The last chat lines, oldest first (kept across games and restarts: persisted with the table)."""
+        self._chat_no = 0
+        """The number of the newest chat line ever (line numbers grow through the table's life)."""
+        self._chat_view: list[dict[str, Any]] = []
+        """:attr:`chat` as the views show it: a new list with every new line (the same object until then)."""
+        self._muted: dict[int, str] = {}
+        """Seats the host muted, with the token hash of the person muted: a new person in the seat is not."""
+        self._rematch: dict[int, tuple[str, int]] = {}
+        """Seats asking for a rematch once the game is over, with the token hash of the person asking and the number
+        of the game that was over (a request is for that game's rematch only)."""
+        self.created_at: float | None = None
+        """When the table was opened (its first person sat down): the public tables are listed newest first."""
+        self.closed = False
+        """Every person left the lobby: the table takes nobody any more."""
+
+    def _person_marks(self, marks: dict[int, str]) -> list[int]:
+        """The seats of ``marks`` still held by the person they were made for."""
+        seats = self.seats
+        return sorted(seat for seat, token_hash in marks.items()
+                      if 0 <= seat < len(seats) and seats[seat].kind is SeatKind.HUMAN
+                      and seats[seat].token_hash == token_hash)
+
+    def _social_view(self) -> dict[str, Any]:
+        """The view's fields of issue 16 that everyone shares (docs/protocol.md, The view)."""
+        return {"chat": self._chat_view, "muted": self._person_marks(self._muted),
+                "rematch_requests": self.rematch_requests, "closed": self.closed}
+
+    @property
+    def muted(self) -> list[int]:
+        """The seats whose person the host muted."""
+        return self._person_marks(self._muted)
+
+    @property
+    def rematch_requests(self) -> list[int]:
+        """The seats whose person asks for a rematch of the game that is over."""
+        if self.phase is not Phase.FINISHED or not self._rematch:
+            return []
+        return self._person_marks({seat: token_hash for seat, (token_hash, game_no) in self._rematch.items()
+                                   if game_no == self.game_no})
+
+    def ask_rematch(self, token: str | None, now: float) -> int:
+        """A person asks for a rematch once the game is over; returns the version after it. The host's asking
+        starts it (as the host's ``rematch`` command does), and so does everyone's at the table."""
+        seat = self.seat_of(token)
+        if self.phase is not Phase.FINISHED:
+            raise TableError("wrong_phase", "You can ask for a rematch once the game is over")
+        if seat == self.host:
+            self.rematch(token, now)
+            return self.version
+        if seat in self.rematch_requests:
+            return self.version  # (asked already: nothing changes)
+        token_hash = self.seats[seat].token_hash
+        assert token_hash is not None
+        self._rematch[seat] = (token_hash, self.game_no)
+        if not self._rematch_agreed(now):
+            self._social_changed()
+        return self.version
+
+    def _rematch_agreed(self, now: float) -> bool:
+        """If every person at the finished table asks for a rematch, deal it. "At the table" is connected: a
+        rematch does not wait for someone who has gone away, the host included (the host's asking starts it
+        anyway). With nobody connected (a table driven without connections), every person."""
+        people = [seat for seat, player in enumerate(self.seats) if player.kind is SeatKind.HUMAN]
+        present = [seat for seat in people if self.seats[seat].connected] or people
+        if self.phase is not Phase.FINISHED or not present or not set(present) <= set(self.rematch_requests):
+            return False
+        self._new_game(now)
+        return True
+
+    def leave(self, token: str | None, now: float) -> int:
+        """The person holding ``token`` leaves for good (their token stops working); returns the version after it.
+
+        In the lobby their seat opens; once a game has been dealt a bot takes it (a game needs every seat). A
+        host who leaves hands the host's role to the next person seated; a lobby nobody is left in is closed.
+        """
+        seat = self.seat_of(token)
+        if self.phase is Phase.LOBBY:
+            self.seats[seat] = Seat()
+        else:
+            self.seats[seat] = Seat(SeatKind.BOT, _bot_name("normal", seat), level="normal")
+        self._seats_changed()
+        people = [(seat + offset) % len(self.seats) for offset in range(1, len(self.seats))]
+        people = [index for index in people if self.seats[index].kind is SeatKind.HUMAN]
+        if seat == self.host:
+            self.host = people[0] if people else None
+        if not people and self.phase is Phase.LOBBY:
+            self.closed = True
+        self._changed(now)
+        self._schedule(now)
+        self._rematch_agreed(now)
+        return self.version
+
+    def refuse_if_closed(self) -> None:
+        """A table every person left in its lobby takes nobody any more."""
+        if self.closed:
+            raise TableError("wrong_phase", "Everyone left this table, so it is closed; open a new table")
+
+    @property
+    def stored_phase(self) -> str:
+        """The phase the database lists the table under: ``closed`` once every person left its lobby (a restart
+        then does not load it)."""
+        return "closed" if self.closed else self.phase.value
+
+    def chat_name(self, token: str | None, spectator: str | None = None) -> tuple[int | None, str]:
+        """Who a chat line is from: the seat and its name, or a spectator (``spectator``: the name of their hello,
+        already checked; ``None``: "Spectator"). A spectator may not pass for someone at the table."""
+        if token is not None:
+            seat = self.seat_of(token)
+            return seat, self._name(seat)
+        if spectator is None:
+            return None, SPECTATOR_NAME
+        key = _name_key(spectator)
+        if any(seat.kind is not SeatKind.OPEN and _name_key(seat.name) == key for seat in self.seats):
+            return None, f"{spectator} (watching)"
+        return None, spectator
+
+    def say(self, token: str | None, text: str, now: float, *, spectator: str | None = None) -> int:
+        """A chat line from the person holding ``token`` (``None``: a spectator, named ``spectator``); returns the
+        version after it. Refused in plain words: a muted seat, text that is empty, too long or not plain."""
+        return self._add_line(token, clean_chat_text(text), "chat", now, spectator)
+
+    def react(self, token: str | None, emoji: str, now: float, *, spectator: str | None = None) -> int:
+        """A reaction (one of :data:`REACTIONS`), a chat line of kind ``reaction``; returns the version after it."""
+        if emoji not in REACTIONS:
+            raise TableError("bad_request", f"Choose one of the reactions: {' '.join(REACTIONS)}")
+        return self._add_line(token, emoji, "reaction", now, spectator)
+
+    def _add_line(self, token: str | None, text: str, kind: str, now: float, spectator: str | None) -> int:
+        seat, name = self.chat_name(token, spectator)
+        if seat is not None and seat in self.muted:
+            raise TableError("muted", "The host has muted you")
+        self._chat_no += 1
+        self.chat.append({"n": self._chat_no, "seat": seat, "name": name, "text": text, "at": now, "kind": kind})
+        self._chat_view = list(self.chat)
+        self._social_changed()
+        return self.version
+
+    def mute(self, token: str | None, seat: int, muted: bool, now: float) -> int:
+        """Host: mute (or unmute) the person in ``seat``: their chat lines and reactions are refused."""
+        host = self._host_check(token)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+            raise TableError("bad_request", f"This table has {len(self.seats)} seats: choose one of them")
+        player = self.seats[seat]
+        if seat == host:
+            raise TableError("bad_request", "You cannot mute yourself")
+        if player.kind is not SeatKind.HUMAN or player.token_hash is None:
+            raise TableError("bad_request", "Only a person at the table can be muted" if player.kind is SeatKind.BOT
+                             else "Nobody sits there")
+        if (seat in self.muted) == muted:
+            return self.version  # (already so: nothing changes)
+        if muted:
+            self._muted[seat] = player.token_hash
+        else:
+            self._muted.pop(seat, None)
+        self._social_changed()
+        return self.version
+
+    def _social_changed(self) -> None:
+        """A change of the chat, the muted seats or the rematch requests: a new version (so everyone is sent it),
+        which leaves every clock alone (a chat line does not restart anyone's decision clock)."""
+        self.version += 1
+        self._shared_json = None
+
+    def _social_json(self) -> dict[str, Any]:
+        return {"chat": list(self.chat), "chat_no": self._chat_no,
+                "muted": sorted([seat, token_hash] for seat, token_hash in self._muted.items()),
+                "rematch": sorted([seat, token_hash, game_no] for seat, (token_hash, game_no) in self._rematch.items()),
+                "created_at": self.created_at, "closed": self.closed}
+
+    def _restore_social(self, data: dict[str, Any]) -> None:
+        """The social part of a saved row (rows saved before issue 16 have none)."""
+        self.chat.extend(dict(line) for line in data.get("chat") or ())
+        self._chat_view = list(self.chat)
+        self._chat_no = data.get("chat_no") or 0
+        self._muted = {seat: token_hash for seat, token_hash in data.get("muted") or ()}
+        self._rematch = {seat: (token_hash, game_no) for seat, token_hash, game_no in data.get("rematch") or ()}
+        self.created_at = data.get("created_at")
+        self.closed = bool(data.get("closed"))
+
     # ------------------------------------------------------------------ persistence
 
     def to_json(self) -> dict[str, Any]:
@@ -1092,6 +1279,7 @@ class Table:
             "at": self.changed_at,
             "resume_at": self.resume_at,
             "log_base": self._log_base,
+            **self._social_json(),
         }
 
     def row_key(self) -> tuple[Any, ...]:
@@ -1176,6 +1364,7 @@ class Table:
                     seat.disconnected_at = now
         for seat in table.seats:
             seat.connected = False  # connections do not survive a restart; players reconnect
+        table._restore_social(data)
         return table
 
     def add_move_listener(self, listener: Callable[[LoggedMove], None]) -> None:
@@ -1272,6 +1461,38 @@ def _clean_name(name: object) -> str:
 def _hash_client(code: str, client: str) -> str:
     # With the table's code: the same browser's seats at two tables do not share a hash.
     return hashlib.sha256(f"{code}/{client}".encode()).hexdigest()
+
+
+CHAT_LENGTH: Final = 200
+"""The most characters a chat line may have."""
+CHAT_SIZE: Final = 50
+"""How many chat lines a table keeps (and every view shows)."""
+SPECTATOR_NAME: Final = "Spectator"
+"""The name of a spectator's chat lines when their hello gave none."""
+REACTIONS: Final = ("\U0001f44d", "\U0001f44f", "\U0001f602", "\U0001f62e", "\U0001f621", "\U0001f451",
+                    "\U0001f0cf", "\U0001f389")
+"""The reactions a person may send (thumbs up, clapping, laughing, surprise, anger, the Crown, the Joker, party)."""
+
+
+def clean_chat_text(text: object) -> str:
+    """A chat line's text: trimmed, then 1 to :data:`CHAT_LENGTH` characters of plain text (the same invisible and
+    control characters as in names are refused). Markup is only text: it is kept as it is, and shown as text."""
+    if not isinstance(text, str):
+        raise TableError("bad_request", "A chat message must be text")
+    cleaned = unicodedata.normalize("NFC", text).strip()
+    if any(unicodedata.category(char) in _HIDDEN_CATEGORIES or char in _BLANKS for char in cleaned):
+        raise TableError("bad_request", "A chat message must not contain invisible or control characters "
+                                        "(nor line breaks)")
+    if not cleaned or not any(unicodedata.category(char)[0] in "LNPS" for char in cleaned):
+        raise TableError("bad_request", "Write something before sending")
+    if len(cleaned) > CHAT_LENGTH:
+        raise TableError("bad_request", f"A chat message can have at most {CHAT_LENGTH} characters")
+    return cleaned
+
+
+def clean_spectator_name(name: object) -> str:
+    """A spectator's name for the chat, from their hello: the rules of people's names."""
+    return _clean_name(name)
 
 
 # Keep dataclass helpers referenced for readers: seats are replaced whole, never mutated by views.

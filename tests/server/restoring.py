@@ -1,7 +1,8 @@
 """What "a restored table equals the one before the restart" means, for the restore tests.
 
 Everything a restart must not change is compared exactly: the game, the version, the seats, the host, the phase,
-the game number and its deal, the log (numbers, words and marks) and the remembered action ids. Connections do not
+the game number and its deal, the log (numbers, words and marks), the remembered action ids, and the chat, the
+muted seats, the rematch requests and whether the lobby was closed. Connections do not
 survive a restart (every person's seat is disconnected), and the clocks are shifted on purpose: each resumes with
 the time it had left when the table last ran (its last change, or the end of an earlier pause), counted from the
 end of the restart's pause for reconnecting (docs/protocol.md, Reconnecting).
@@ -35,6 +36,11 @@ def assert_restored(before: Table, restored: Table, now: float) -> None:
         assert restored.legal_view(seat) == before.legal_view(seat), seat
     assert {seat: list(ids) for seat, ids in restored._recent.items()} == {
         seat: list(ids) for seat, ids in before._recent.items() if ids}
+    # The chat, the muted seats, the rematch requests and a lobby's closing (issue 16) are kept with the table.
+    for key in ("chat", "muted", "rematch_requests", "closed"):
+        assert restored.shared_view()[key] == before.shared_view()[key], key
+    assert restored.created_at == before.created_at
+    assert restored._chat_no == before._chat_no
 
     playing = before.phase is Phase.PLAYING
     people = any(seat.kind is SeatKind.HUMAN for seat in before.seats)
@@ -68,4 +74,12 @@ def assert_restored(before: Table, restored: Table, now: float) -> None:
             assert mine_due is None or name == "catch", name
         else:
             assert mine_due is not None, name
-            assert abs(mine_due - (resume + max(0.0, theirs_due - ran))) < 1e-6, (name, mine_due, theirs_due, ran)
+            expected = resume + max(0.0, theirs_due - ran)
+            decider = restored.game.state.decider if restored.game is not None else None
+            if name == "decision" and decider is not None:
+                player = restored.seats[decider]
+                if player.kind is SeatKind.HUMAN and not player.autopilot and player.disconnected_at is not None:
+                    # (a person's decision ends no later than their grace, which runs from the end of the pause for
+                    # someone connected when the server went away)
+                    expected = min(expected, max(player.disconnected_at + restored.settings.grace_seconds, resume))
+            assert abs(mine_due - expected) < 1e-6, (name, mine_due, theirs_due, ran)

@@ -1,8 +1,9 @@
 """Property: whatever happened at a table, a restart brings back the very table (tests/server/restoring.py says what
 "the very table" means; the clocks resume with the time they had left).
 
-Random sequences of joins, host commands (add_bot, remove, start, rematch), connections and disconnections, people's
-moves, clock ticks (bots, timeouts, autopilot, fanfares, deals) and restarts at random points. The fast run restores
+Random sequences of joins, host commands (add_bot, remove, start, rematch, mute, unmute), connections and
+disconnections, people's moves, chat lines and reactions (of people and spectators), people leaving, rematch
+requests, clock ticks (bots, timeouts, autopilot, fanfares, deals) and restarts at random points. The fast run restores
 from :meth:`Table.to_json` as a server saves it (the row rewritten only when :meth:`Hub._persist_then` would rewrite
 it); a smaller run goes through the hub, a real SQLite store and a FakeClock.
 """
@@ -30,7 +31,8 @@ from royal_revenge.session.table import MoveRow
 from .restoring import assert_restored
 
 OPS = (["join"] * 3 + ["bot"] * 2 + ["start"] * 3 + ["act"] * 8 + ["tick"] * 6 + ["wait"] * 2 + ["restart"] * 3
-       + ["connect", "disconnect", "remove", "rematch"])
+       + ["connect", "disconnect", "remove", "rematch"] + ["chat"] * 2 + ["react", "mute", "leave"]
+       + ["ask_rematch"] * 2)
 
 SETTINGS = [
     TableSettings(players=2, single_round=True, turn_seconds=3, grace_seconds=0, max_timeouts=1,
@@ -118,6 +120,8 @@ class Run:
                 table.rematch(self.host, self.now)
             elif op in ("connect", "disconnect"):
                 table.set_connected(x % len(table.seats), op == "connect", self.now)
+            elif op in ("chat", "react", "mute", "leave", "ask_rematch"):
+                self.social(op, x)
             elif op == "act":
                 movers = [seat for seat in self.people() if table.legal_actions(seat)]
                 if movers:
@@ -134,7 +138,30 @@ class Run:
                 table.tick(self.now)
         except TableError:
             assert table.version == before, op  # refused: nothing changed
+        host = self.tokens.get(table.host) if table.host is not None else None
+        if host is not None:
+            self.host = host  # (the host left: the role passed to the next person)
         return table.version != before
+
+    def social(self, op: str, x: int) -> None:
+        """A chat line, a reaction, a mute, a leave or a rematch request: of someone seated (or a token that no
+        longer holds a seat, which is refused), or of a spectator."""
+        table = self.table
+        seat = x % len(table.seats)
+        token = self.tokens.get(seat)
+        if op == "chat":
+            if x % 4 == 0:
+                table.say(None, f"watching {x}", self.now, spectator=None if x % 8 else f"Fan{x % 7}")
+            elif token is not None:
+                table.say(token, f"line {x} <b>", self.now)
+        elif op == "react" and token is not None:
+            table.react(token if x % 3 else None, "👑", self.now)
+        elif op == "mute":
+            table.mute(self.host, seat, x % 3 != 0, self.now)
+        elif op == "leave" and token is not None:
+            table.leave(token, self.now)
+        elif op == "ask_rematch" and token is not None:
+            table.ask_rematch(token, self.now)
 
 
 def _describe(table: Table) -> None:
@@ -215,6 +242,24 @@ async def _hub_run(path: Path, ops: Sequence[tuple[str, int]], table_settings: T
                     subscriber = subscribers.pop(x % len(table.seats), None)
                     if subscriber is not None:
                         await hub.unsubscribe(code, subscriber)
+                elif op in ("chat", "react", "mute", "leave", "ask_rematch"):
+                    seat = x % len(table.seats)
+                    token = tokens.get(seat)
+                    boss = tokens.get(table.host) if table.host is not None else None
+                    if op == "chat":
+                        await change(lambda t, now, token=token, x=x: t.say(
+                            token if x % 2 else None, f"line {x}", now, spectator=f"Fan{x % 5}" if x % 3 else None))
+                    elif op == "react":
+                        await change(lambda t, now, token=token: t.react(token, "🎉", now))
+                    elif op == "mute" and boss is not None:
+                        await change(lambda t, now, seat=seat, boss=boss, x=x: t.mute(boss, seat, x % 3 != 0, now))
+                    elif op == "leave" and token is not None:
+                        await change(lambda t, now, token=token: t.leave(token, now))
+                        subscriber = subscribers.pop(seat, None)
+                        if subscriber is not None:
+                            await hub.unsubscribe(code, subscriber)
+                    elif op == "ask_rematch" and token is not None:
+                        await change(lambda t, now, token=token: t.ask_rematch(token, now))
                 elif op == "act":
                     movers = [seat for seat, token in tokens.items()
                               if table.holds(seat, token) and table.legal_actions(seat)]
@@ -236,14 +281,15 @@ async def _hub_run(path: Path, ops: Sequence[tuple[str, int]], table_settings: T
                     await clock.advance(x % 120)
                     hub = Hub(store, clock, agent_factory=agents)
                     await hub.start()
-                    if before.phase is Phase.FINISHED:
-                        await hub.get(code)  # (finished tables are loaded when asked for)
+                    if before.phase is Phase.FINISHED or before.closed:
+                        await hub.get(code)  # (finished and closed tables are loaded when asked for)
                     assert_restored(before, hub._live[code].table, clock.now())
                     _describe(before)
                     subscribers.clear()
             except TableError as error:
                 assert error.code != "storage", error
-        assert any(seat.kind is SeatKind.HUMAN for seat in hub._live[code].table.seats)
+        final = hub._live[code].table
+        assert any(seat.kind is SeatKind.HUMAN for seat in final.seats) or final.closed or final.game_no
     finally:
         await hub.stop()
         await store.close()

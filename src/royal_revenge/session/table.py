@@ -1357,6 +1357,7 @@ class Table:
                     seat.disconnected_at = (resume if seat.connected or seat.disconnected_at is None
                                             else seat.disconnected_at + (resume - ran))
             table.resume_at = resume if people else None
+            table._clamp_to_grace(resume)
         else:
             table._schedule(now)
             for seat in table.seats:
@@ -1366,6 +1367,19 @@ class Table:
             seat.connected = False  # connections do not survive a restart; players reconnect
         table._restore_social(data)
         return table
+
+    def _clamp_to_grace(self, start: float) -> None:
+        """A restored decision clock ends no later than its person's grace, as :meth:`_schedule` has it: someone
+        connected when the server went away is away from the end of the pause. (So the clocks of a restored table
+        are the ones any later change works out: a chat line, which leaves the clocks alone, may rewrite the row
+        that the next restart reads.)"""
+        decision = self.deadlines.decision
+        decider = self.game.state.decider if self.game is not None else None
+        if decision is None or decider is None:
+            return
+        player = self.seats[decider]
+        if player.kind is SeatKind.HUMAN and not player.autopilot and player.disconnected_at is not None:
+            self.deadlines.decision = min(decision, max(player.disconnected_at + self.settings.grace_seconds, start))
 
     def add_move_listener(self, listener: Callable[[LoggedMove], None]) -> None:
         """Call ``listener`` with every accepted move, before anything is sent (for persistence)."""

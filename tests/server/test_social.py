@@ -271,3 +271,72 @@ async def test_rematch_requests_then_the_host_starts_it(server: Server) -> None:
     assert humans[0].view is not None and humans[0].view["rematch_requests"] == []
     for client in humans.values():
         await client.close()
+
+
+# ---------------------------------------------------------------- public tables
+
+
+async def test_public_tables_in_their_lobbies_are_listed_newest_first(server: Server) -> None:
+    first = await _create(server, {"name": "Ann", "settings": {"players": 3, "public": True}})
+    await server.clock.advance(1)
+    await _create(server, {"name": "Bob", "settings": {"players": 3}})  # private
+    await server.clock.advance(1)
+    second = await _create(server, {"name": "Cy", "settings": {"players": 4, "public": True}, "bots": ["easy"]})
+    await server.clock.advance(1)
+    full = await _create(server, {"name": "Di", "settings": {"players": 2, "public": True}, "bots": ["easy"]})
+    async with server.http() as http:
+        listed = (await http.get("/api/tables")).json()["tables"]
+        assert [table["code"] for table in listed] == [second["code"], first["code"]]  # (a full table is not)
+        assert listed[0] == {"code": second["code"], "host": "Cy", "seats": 4, "taken": 2,
+                             "settings": server.table(second["code"]).settings_view()}
+        assert listed[0]["settings"]["public"] is True
+        assert full["code"] not in {table["code"] for table in listed}
+        await server.join(first["code"], "Eve")
+        await server.join(first["code"], "Fay")  # full now
+        listed = (await http.get("/api/tables")).json()["tables"]
+        assert [table["code"] for table in listed] == [second["code"]]
+        host = await Client.connect(server, second["code"], second["token"], "cy")
+        await host.first_state()
+        await host.host("add_bot", level="easy")
+        await host.host("add_bot", level="easy")
+        assert (await host.host("start"))["type"] == "ack"
+        await settle(server, second["code"], [host])
+        assert (await http.get("/api/tables")).json() == {"tables": []}  # playing: no longer waiting
+        await host.close()
+        refused = await http.post("/api/tables", json={"name": "Gus", "settings": {"public": "yes"}})
+        assert refused.status_code == 400
+        assert refused.json()["detail"] == {"code": "bad_settings",
+                                            "message": "Choose whether the table is public: true or false"}
+
+
+async def test_a_closed_lobby_is_not_listed_and_the_list_holds_50(server: Server) -> None:
+    created = await _create(server, {"name": "Ann", "settings": {"players": 2, "public": True}})
+    ann = await Client.connect(server, created["code"], created["token"], "ann")
+    await ann.first_state()
+    assert (await ann.request({"type": "leave", "id": "l-1"}))["type"] == "ack"
+    await settle(server, created["code"], [ann])
+    await ann.close()
+    async with server.http() as http:
+        assert (await http.get("/api/tables")).json() == {"tables": []}
+        for number in range(52):
+            await _create(server, {"name": f"P{number}", "settings": {"players": 2, "public": True}})
+            await server.clock.advance(1)
+        listed = (await http.get("/api/tables")).json()["tables"]
+    assert len(listed) == 50 and listed[0]["host"] == "P51" and listed[-1]["host"] == "P2"
+
+
+async def test_the_public_list_is_counted_as_a_lookup(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "t.db", limits=Limits(lookup="2/minute")) as server, server.http() as http:
+        assert (await http.get("/api/tables")).status_code == 200
+        assert (await http.get("/api/tables")).status_code == 200
+        refused = await http.get("/api/tables")
+        assert refused.status_code == 429 and refused.json()["detail"]["code"] == "rate_limited"
+        assert int(refused.headers["Retry-After"]) >= 1
+
+
+async def test_a_restarted_server_lists_the_same_public_tables(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "t.db") as server:
+        created = await _create(server, {"name": "Ann", "settings": {"players": 3, "public": True}})
+    async with running_server(tmp_path / "t.db") as server, server.http() as http:
+        listed = (await http.get("/api/tables")).json()["tables"]
+        assert [table["code"] for table in listed] == [created["code"]]

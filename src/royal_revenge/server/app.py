@@ -48,6 +48,7 @@ from .protocol import (
     LeaveMessage,
     PingMessage,
     ProtocolError,
+    PublicTables,
     ReactMessage,
     RematchMessage,
     SyncMessage,
@@ -183,6 +184,19 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
                 await hub.change(table.code, _adder(token, level, seat + 1 + index))
         return {"code": table.code, "seat": seat, "token": token, "url": f"/t/{table.code}"}
 
+    @app.get("/api/tables", response_model=PublicTables, responses=error_responses(429))
+    async def public_tables(request: Request) -> dict[str, Any]:
+        """The public tables waiting in their lobbies with a seat open, newest first (at most 50), from the
+        database (so that every server process lists the same)."""
+        await guard.lookup(address_of(request.scope))
+        tables = []
+        for data in await hub_of(request).store.public_tables(_PUBLIC_TABLES):
+            try:
+                tables.append(_listing(data))
+            except (KeyError, TypeError, ValueError, TableError):  # (a row that does not read: left out)
+                log.warning("public_table_unreadable", extra={"table": data.get("code")})
+        return {"tables": tables}
+
     @app.post("/api/tables/{code}/join", responses=error_responses(400, 404, 409, 422, 429, 503))
     async def join_table(code: str, body: JoinRequest, request: Request, response: Response) -> dict[str, Any]:
         address = address_of(request.scope)
@@ -243,7 +257,10 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
         if not isinstance(detail, dict):
             detail = {"code": _FRAMEWORK_CODES.get(error.status_code, "bad_request"),
                       "message": _FRAMEWORK_MESSAGES.get(str(detail), str(detail).lower())}
-        return JSONResponse({"detail": detail}, status_code=error.status_code, headers=error.headers)
+        headers = error.headers
+        if error.status_code == 405:
+            headers = {**(headers or {}), "Allow": _allowed_methods(request)}
+        return JSONResponse({"detail": detail}, status_code=error.status_code, headers=headers)
 
     @app.exception_handler(ValidationError)
     async def _on_validation(request: Request, error: ValidationError) -> JSONResponse:
@@ -643,6 +660,32 @@ def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, mes
         hub.submit(code, lambda t, now: t.ask_rematch(token, now), subscriber, message_id, reply)
     else:
         hub.submit(code, lambda t, now: _host_command(t, token, message, now), subscriber, message_id, reply)
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method the request's path takes, for a 405's ``Allow`` (Starlette names only the first route's, and
+    ``/api/tables`` has two: GET lists the public tables, POST opens one)."""
+    from starlette.routing import Match, Route
+
+    methods: set[str] = set()
+    for route in request.app.routes:
+        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] is not Match.NONE:
+            methods |= route.methods
+    return ", ".join(sorted(methods))
+
+
+_PUBLIC_TABLES = 50
+"""How many public tables ``GET /api/tables`` lists at most."""
+
+
+def _listing(data: dict[str, Any]) -> dict[str, Any]:
+    """A public table's entry from its saved row (``Table.to_json``), without restoring its game."""
+    seats = data["seats"]
+    host = data.get("host")
+    name = seats[host]["name"] if isinstance(host, int) and 0 <= host < len(seats) else None
+    return {"code": data["code"], "host": name, "seats": len(seats),
+            "taken": sum(seat["kind"] != "open" for seat in seats),
+            "settings": TableSettings.from_json(data["settings"]).to_json()}
 
 
 def _adder(token: str, level: str, seat: int | None = None) -> Any:

@@ -539,7 +539,7 @@ class Hub:
 
         try:
             self.store.save_then(table.code, table.to_json() if rewrite else None, table.stored_phase,
-                                 self.clock.now(), new, done=stored)
+                                 self.clock.now(), new, done=stored, listed=table.listed_at())
         except Exception as error:  # (the write could not even be made: as a refused one, the table is reloaded)
             log.exception("persist_prepare_failed", extra={"table": table.code})
             done(StoreError(f"the move could not be written: {error}"))

@@ -38,6 +38,8 @@ __all__ = [
     "ack_message",
     "CreateTableRequest",
     "JoinRequest",
+    "PublicTable",
+    "PublicTables",
     "request_error_message",
 ]
 
@@ -265,6 +267,24 @@ class CreateTableRequest(BaseModel):
     bots: list[Literal["easy", "normal", "hard"] | None] = Field(default_factory=list, max_length=5)
     """The other seats' bots, seat by seat after the host's: a level, or ``None`` to keep the seat open for a
     friend (a list shorter than the table leaves the seats after it open too)."""
+
+
+class PublicTable(BaseModel):
+    """A public table waiting in its lobby (``GET /api/tables``)."""
+
+    code: str
+    host: str | None
+    """The host's name."""
+    seats: int
+    taken: int
+    """Seats taken by people or bots."""
+    settings: dict[str, Any]
+
+
+class PublicTables(BaseModel):
+    """``GET /api/tables``: the public tables in their lobbies with a seat open, newest first (at most 50)."""
+
+    tables: list[PublicTable]
 
 
 class JoinRequest(BaseModel):

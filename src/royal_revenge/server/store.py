@@ -50,9 +50,10 @@ from ..session.table import MoveRow
 
 __all__ = ["SCHEMA_VERSION", "SYNCHRONOUS", "Store", "StoreError", "database_url", "default_database_path"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """1: tables and moves. 2: each move keeps the table's version after it (the row is not rewritten with every
-move); a version-1 database is migrated on start."""
+move). 3: a table's ``listed_at``, when it is listed among the public tables. An older database is migrated on
+start."""
 
 log = logging.getLogger("royal_revenge.server")
 
@@ -82,6 +83,8 @@ class _TableRow(_Base):
     data: Mapped[str] = mapped_column(Text)
     phase: Mapped[str] = mapped_column(String(16), index=True)
     updated_at: Mapped[float] = mapped_column(Float)
+    listed_at: Mapped[float | None] = mapped_column(Float, nullable=True, index=True)
+    """When the table was opened, while it is a public table in its lobby with a seat open (``NULL`` otherwise)."""
 
 
 class _MoveRow(_Base):
@@ -126,7 +129,7 @@ Committed = Callable[["StoreError | None"], None]
 
 @dataclass(slots=True)
 class _Write:
-    table: tuple[str, str, str, float] | None  # code, data, phase, at; None: only moves
+    table: tuple[str, str, str, float, float | None] | None  # code, data, phase, at, listed_at; None: only moves
     moves: list[tuple[str, int, int, MoveRow]]
     reset_game: tuple[str, int] | None
     done: Committed
@@ -299,9 +302,11 @@ class Store:
             return False
 
     async def save(self, code: str, data: dict[str, Any] | None, phase: str, at: float,
-                   moves: Sequence[tuple[int, int, MoveRow]] = (), reset_game: int | None = None) -> None:
+                   moves: Sequence[tuple[int, int, MoveRow]] = (), reset_game: int | None = None, *,
+                   listed: float | None = None) -> None:
         """Write a table's row (unless ``data`` is ``None``: the row stays as it is) and its new moves
-        ``(game_no, seq, move)`` in one commit; returns once durable."""
+        ``(game_no, seq, move)`` in one commit; returns once durable. ``listed``: when the table was opened, while
+        it is listed among the public tables (:meth:`public_tables`)."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         def committed(error: StoreError | None) -> None:
@@ -311,18 +316,18 @@ class Store:
                 else:
                     done.set_exception(error)
 
-        self.save_then(code, data, phase, at, moves, reset_game, done=committed)
+        self.save_then(code, data, phase, at, moves, reset_game, done=committed, listed=listed)
         await done
 
     def save_then(self, code: str, data: dict[str, Any] | None, phase: str, at: float,
                   moves: Sequence[tuple[int, int, MoveRow]] = (), reset_game: int | None = None, *,
-                  done: Committed) -> None:
+                  done: Committed, listed: float | None = None) -> None:
         """:meth:`save` without waiting: ``done(None)`` is called once the write is durable, ``done(error)`` if the
         database refused it (a :class:`StoreError`; nothing of it is kept). Call from the event loop."""
         if self._closed:
             done(StoreError("the database is closed: the server is stopping"))
             return
-        row = (code, _encode_json(data).decode(), phase, at) if data is not None else None
+        row = (code, _encode_json(data).decode(), phase, at, listed) if data is not None else None
         write = _Write(row, [(code, g, s, m) for g, s, m in moves],
                        (code, reset_game) if reset_game is not None else None, done)
         if self._sqlite is not None:
@@ -356,12 +361,13 @@ class Store:
                     async with session_factory() as session, session.begin():
                         for write in batch:
                             if write.table is not None:
-                                code, data, phase, at = write.table
+                                code, data, phase, at, listed = write.table
                                 row = await session.get(_TableRow, code)
                                 if row is None:
-                                    session.add(_TableRow(code=code, data=data, phase=phase, updated_at=at))
+                                    session.add(_TableRow(code=code, data=data, phase=phase, updated_at=at,
+                                                          listed_at=listed))
                                 else:
-                                    row.data, row.phase, row.updated_at = data, phase, at
+                                    row.data, row.phase, row.updated_at, row.listed_at = data, phase, at, listed
                                 await session.flush()
                             if write.reset_game is not None:
                                 code, game_no = write.reset_game
@@ -389,8 +395,9 @@ class Store:
         moves: list[dict[str, Any]] = []
         for write in batch:
             if write.table is not None:
-                code, data, phase, at = write.table
-                tables[code] = {"code": code, "data": data, "phase": phase, "updated_at": at}  # the latest row wins
+                code, data, phase, at, listed = write.table
+                tables[code] = {"code": code, "data": data, "phase": phase, "updated_at": at,  # the latest row wins
+                                "listed_at": listed}
             moves.extend({"code": code, "game_no": game_no, "seq": seq, "move": move, "by": by, "client_id": client_id,
                           "at": at, "version": version}
                          for code, game_no, seq, (move, by, client_id, at, version) in write.moves)
@@ -413,7 +420,7 @@ class Store:
             return
         connection = self._sqlite
         assert connection is not None
-        tables: dict[str, tuple[str, str, str, float]] = {}
+        tables: dict[str, tuple[str, str, str, float, float | None]] = {}
         moves: list[tuple[str, int, int, str, str, str | None, float, int | None]] = []
         for write in batch:
             if write.table is not None:
@@ -512,6 +519,14 @@ class Store:
                 result.append((data, [LoggedMove(m.move, m.by, m.client_id, m.at, m.version) for m in moves]))
             return result
 
+    async def public_tables(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The saved rows (``Table.to_json``) of the public tables in their lobbies with a seat open, newest first."""
+        assert self._engine is not None
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(select(_TableRow.data).where(_TableRow.listed_at.is_not(None))
+                                       .order_by(_TableRow.listed_at.desc()).limit(limit))).scalars().all()
+        return [json.loads(row) for row in rows]
+
     async def load_table(self, code: str) -> tuple[dict[str, Any], list[LoggedMove]] | None:
         assert self._engine is not None
         session_factory = async_sessionmaker(self._engine, expire_on_commit=False)
@@ -547,9 +562,9 @@ def _sqlite_connect(path: str, *, autocheckpoint: bool, synchronous: str) -> sql
     return connection
 
 
-_SQLITE_UPSERT = ("INSERT INTO rr_tables (code, data, phase, updated_at) VALUES (?, ?, ?, ?) "
+_SQLITE_UPSERT = ("INSERT INTO rr_tables (code, data, phase, updated_at, listed_at) VALUES (?, ?, ?, ?, ?) "
                   "ON CONFLICT (code) DO UPDATE SET data = excluded.data, phase = excluded.phase, "
-                  "updated_at = excluded.updated_at")
+                  "updated_at = excluded.updated_at, listed_at = excluded.listed_at")
 _SQLITE_INSERT_MOVE = ("INSERT INTO rr_moves (code, game_no, seq, move, by, client_id, at, version) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
 
@@ -558,6 +573,9 @@ async def _migrate(conn: Any, found: int) -> None:
     """Bring a database of schema version ``found`` up to :data:`SCHEMA_VERSION` (in the caller's transaction)."""
     if found < 2:
         await conn.execute(text("ALTER TABLE rr_moves ADD COLUMN version INTEGER"))
+    if found < 3:
+        await conn.execute(text("ALTER TABLE rr_tables ADD COLUMN listed_at FLOAT"))
+        await conn.execute(text("CREATE INDEX IF NOT EXISTS ix_rr_tables_listed_at ON rr_tables (listed_at)"))
     await conn.execute(update(_Meta).where(_Meta.key == "schema_version").values(value=str(SCHEMA_VERSION)))
     log.info("database_migrated", extra={"from": found, "to": SCHEMA_VERSION})
 
@@ -573,7 +591,8 @@ def _upsert_statement(dialect: str) -> Any:
     statement = dialect_insert(_TableRow)
     excluded = statement.excluded
     return statement.on_conflict_do_update(index_elements=[_TableRow.code], set_={
-        "data": excluded.data, "phase": excluded.phase, "updated_at": excluded.updated_at})
+        "data": excluded.data, "phase": excluded.phase, "updated_at": excluded.updated_at,
+        "listed_at": excluded.listed_at})
 
 
 def _first_line(error: BaseException) -> str:

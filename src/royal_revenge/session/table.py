@@ -115,6 +115,8 @@ class TableSettings:
     """How long a disconnected player's seat waits before a bot takes over."""
     max_timeouts: int = 2
     """Consecutive timed-out decisions after which a bot plays the seat until the player acts again."""
+    public: bool = False
+    """The table is listed (``GET /api/tables``) while it waits in its lobby for people to join."""
 
     def __post_init__(self) -> None:
         def number(name: str, low: float, high: float) -> None:
@@ -132,6 +134,11 @@ class TableSettings:
         number("next_round_seconds", 0, 600)
         number("grace_seconds", 0, 3600)
         number("max_timeouts", 1, 100)
+        self._check_social()
+
+    def _check_social(self) -> None:
+        if not isinstance(self.public, bool):
+            raise TableError("bad_settings", "Choose whether the table is public: true or false")
 
     def options(self) -> GameOptions:
         """The engine options: the scepter is this table's clock, so the turn schedule is off."""
@@ -1177,6 +1184,14 @@ class Table:
         """A table every person left in its lobby takes nobody any more."""
         if self.closed:
             raise TableError("wrong_phase", "Everyone left this table, so it is closed; open a new table")
+
+    def listed_at(self) -> float | None:
+        """When the table was opened, while it is listed among the public tables (its host chose ``public``, it
+        waits in its lobby with a seat open); ``None`` otherwise. The store keeps it in a column of its own."""
+        if (not self.settings.public or self.phase is not Phase.LOBBY or self.closed
+                or not any(seat.kind is SeatKind.OPEN for seat in self.seats)):
+            return None
+        return self.created_at if self.created_at is not None else self.changed_at or 0.0
 
     @property
     def stored_phase(self) -> str:

@@ -109,3 +109,19 @@ async def test_closing_the_store_commits_the_writes_already_made_and_refuses_lat
         assert len(await reopened.load_tables()) == 30
     finally:
         await reopened.close()
+
+
+async def test_public_tables_are_listed_from_postgresql(postgres_cluster: PostgresCluster) -> None:
+    url = postgres_cluster.new_database()
+    store = await Store.connect(url)
+    try:
+        await store.save("OLD", row("OLD"), "lobby", 1.0, listed=1.0)
+        await store.save("NEW", row("NEW"), "lobby", 2.0, listed=2.0)
+        await store.save("HID", row("HID"), "lobby", 3.0)
+        assert [data["code"] for data in await store.public_tables()] == ["NEW", "OLD"]
+        await store.save("NEW", row("NEW"), "playing", 4.0)  # started: no longer listed
+        await store.save("OLD", row("OLD"), "lobby", 5.0, [(1, 0, move("0:draw", 2))], listed=1.0)
+        assert [data["code"] for data in await store.public_tables(limit=1)] == ["OLD"]
+        assert [data["code"] for data in await store.public_tables()] == ["OLD"]
+    finally:
+        await store.close()

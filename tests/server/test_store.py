@@ -159,6 +159,9 @@ async def test_a_version_1_database_is_migrated_on_start_and_keeps_its_moves(tmp
         await store.save("OLD1", None, "playing", 3.0, [(1, 1, LoggedMove("1:draw", "player", None, 3.0, 7))])
         found = await store.load_table("OLD1")
         assert found is not None and [m.version for m in found[1]] == [None, 7]
+        assert await store.public_tables() == []  # (schema 3: the column of the public tables is there)
+        await store.save("OLD1", {"code": "OLD1", "game_no": 1}, "lobby", 4.0, listed=4.0)
+        assert [data["code"] for data in await store.public_tables()] == ["OLD1"]
     finally:
         await store.close()
     connection = sqlite3.connect(path)

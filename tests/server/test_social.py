@@ -340,3 +340,15 @@ async def test_a_restarted_server_lists_the_same_public_tables(tmp_path: Path) -
     async with running_server(tmp_path / "t.db") as server, server.http() as http:
         listed = (await http.get("/api/tables")).json()["tables"]
         assert [table["code"] for table in listed] == [created["code"]]
+
+
+async def test_a_kicked_connection_chats_as_a_spectator(server: Server) -> None:
+    code, (ann, bob) = await _lobby(server, "Bob")
+    assert (await ann.host("remove", seat=1))["type"] == "ack"
+    await bob.wait_for(lambda: any(frame.get("code") == "kicked" for frame in bob.frames), "the kick")
+    assert (await _say(bob, "bye"))["type"] == "ack"
+    await settle(server, code, [ann, bob])
+    assert ann.view is not None
+    assert (ann.view["chat"][-1]["seat"], ann.view["chat"][-1]["name"]) == (None, "Spectator")
+    await ann.close()
+    await bob.close()

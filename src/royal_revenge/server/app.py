@@ -570,7 +570,7 @@ class _Messages:
         """The person leaves their seat for good: the connection watches on as a spectator (its next state is
         whole, with ``you: null``; no ``kicked`` error: they asked for it)."""
         put = self.outbox.put
-        if self.seat is None or self.token is None:
+        if self.seat is None or self.token is None or self.subscriber.seat is None:
             put(error_message("spectator", "You are watching: there is no seat to leave", message.id))
             return
         token, seat, subscriber = self.token, self.seat, self.subscriber
@@ -595,14 +595,15 @@ class _Messages:
 
     async def _chat_when_allowed(self, message: ChatMessage | ReactMessage) -> None:
         put = self.outbox.put
-        key = f"{self.code}/seat/{self.seat}" if self.seat is not None else f"{self.code}/watching/{self.spectator_key}"
+        seat = self.subscriber.seat  # (None once the seat was left or taken away: the connection watches)
+        key = f"{self.code}/seat/{seat}" if seat is not None else f"{self.code}/watching/{self.spectator_key}"
         if self.throttle is not None:
             try:
                 await self.throttle.chat_line(key)
             except RateLimited as limited:
                 put(error_message("rate_limited", str(limited), message.id))
                 return
-        token, spectator = self.token if self.seat is not None else None, self.spectator
+        token, spectator = self.token if seat is not None else None, self.spectator
         operation: Callable[[Table, float], int]
         if isinstance(message, ChatMessage):
             text = message.text

@@ -352,3 +352,41 @@ async def test_a_kicked_connection_chats_as_a_spectator(server: Server) -> None:
     assert (ann.view["chat"][-1]["seat"], ann.view["chat"][-1]["name"]) == (None, "Spectator")
     await ann.close()
     await bob.close()
+
+
+def _bad_social(rng: random.Random, number: int) -> dict[str, Any]:
+    """A chat, reaction or mute message that must be refused (by its shape, its text, or who sends it)."""
+    mid = f"bad-{number}"
+    kind = rng.randrange(4)
+    if kind == 0:
+        text = rng.choice(["", "   ", "x" * 201, "a\nb", "\u202eevil", "zero\u200bwidth", "\x00", "\u3164", "tab\there",
+                           "\u2028", "\ue000", 7, None, ["hi"], {"text": "hi"}, True])
+        return {"type": "chat", "id": mid, "text": text}
+    if kind == 1:
+        return {"type": "react", "id": mid, "emoji": rng.choice(["💩", "", "👍👍", "<b>", 1, None, "😀"])}
+    if kind == 2:
+        return {"type": rng.choice(["chat", "react"]), "id": mid, rng.choice(["seat", "name", "token"]): "x",
+                "text": "hi", "emoji": "👍"}
+    return {"type": "host", "id": mid, "command": rng.choice(["mute", "unmute"]),
+            "seat": rng.choice([-1, 6, "1", 0, 2, 3, None, 1.5])}
+
+
+async def test_bad_chat_reactions_and_mutes_each_get_an_error_and_change_nothing(server: Server) -> None:
+    code, humans, _, observers = await open_game(server, humans=2, bots=["easy", "easy"], spectators=1,
+                                                 settings={"turn_seconds": 600.0})
+    clients = [*humans.values(), *observers]
+    table = await settle(server, code, clients)
+    before = (table.version, list(table.chat), table.muted)
+    rng = random.Random(16)
+    codes = set()
+    for client in clients:
+        for number in range(150):
+            message = _bad_social(rng, number)
+            answer = await client.request(message)
+            assert answer["type"] == "error", (message, answer)
+            assert answer["code"] not in ("server_error", "storage"), (message, answer)
+            assert "Traceback" not in answer["message"]
+            codes.add(answer["code"])
+    table = await settle(server, code, clients)
+    assert (table.version, list(table.chat), table.muted) == before
+    assert {"bad_request", "bad_message", "not_host", "spectator"} <= codes, codes

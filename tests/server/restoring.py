@@ -63,7 +63,7 @@ def assert_restored(before: Table, restored: Table, now: float) -> None:
             assert mine.disconnected_at is not None
             assert abs(mine.disconnected_at - (theirs.disconnected_at + resume - ran)) < 1e-6, index
 
-    assert restored.resume_at == (resume if playing and people else None)
+    assert restored.resume_at == (resume if playing else None)  # (with nobody to wait for: resumed at once)
     for name in CLOCKS:
         theirs_due = getattr(before.deadlines, name)
         mine_due = getattr(restored.deadlines, name)

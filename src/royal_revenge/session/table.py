@@ -1371,7 +1371,10 @@ class Table:
                     # disconnection keeps the grace it had left.
                     seat.disconnected_at = (resume if seat.connected or seat.disconnected_at is None
                                             else seat.disconnected_at + (resume - ran))
-            table.resume_at = resume if people else None
+            # (With nobody to wait for the pause is over at once, but the row still says when the table resumed: a
+            # change that leaves the clocks alone, such as a spectator's chat line at a table of bots, may rewrite it,
+            # and the next restart must count from here, not from the last move.)
+            table.resume_at = resume
             table._clamp_to_grace(resume)
         else:
             table._schedule(now)

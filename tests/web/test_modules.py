@@ -228,13 +228,49 @@ def test_sound_volume_and_mute_are_kept_and_every_cue_plays(harness: Any) -> Non
     assert errors == []
 
 
+RENDER_JS = """async () => {
+  const s = rrTest.sound, out = {};
+  for (const name of rrTest.SOUND_NAMES) {
+    const off = new OfflineAudioContext(1, 44100 * 3, 44100);
+    const master = off.createGain();
+    master.connect(off.destination);
+    const saved = [s._ctx, s._master, s._noise];
+    [s._ctx, s._master, s._noise] = [off, master, null];
+    const started = s.play(name);
+    [s._ctx, s._master, s._noise] = saved;
+    const data = (await off.startRendering()).getChannelData(0);
+    let peak = 0, last = 0;
+    for (let i = 0; i < data.length; i++) {
+      const level = Math.abs(data[i]);
+      if (level > peak) peak = level;
+      if (level > 0.002) last = i;
+    }
+    out[name] = {started, peak, seconds: last / 44100};
+  }
+  return out;
+}"""
+
+
+def test_every_cue_is_a_short_clear_sound_and_the_fanfare_the_longest(harness: Any) -> None:
+    """Each cue rendered offline (the master level at 1): audible, never clipping, short; the fanfare longest."""
+    page, errors = open_harness(harness)
+    rendered = page.evaluate(RENDER_JS)
+    for name, cue in rendered.items():
+        assert cue["started"], name
+        assert 0.05 < cue["peak"] < 1.0, (name, cue)
+        assert cue["seconds"] < (2.5 if name == "fanfare" else 1.3), (name, cue)
+    assert rendered["tick"]["seconds"] < 0.1 and rendered["play"]["seconds"] < 0.25
+    assert max(rendered, key=lambda name: rendered[name]["seconds"]) == "fanfare"
+    assert errors == []
+
+
 @pytest.mark.parametrize("blocked", [
     "window.AudioContext = function () { throw new DOMException('blocked', 'NotAllowedError') };",
     "window.AudioContext = undefined; window.webkitAudioContext = undefined;",
     """window.AudioContext = class extends AudioContext {
          constructor() { super(); Object.defineProperty(this, 'state', {get: () => 'suspended'}); }
          resume() { return Promise.reject(new DOMException('blocked', 'NotAllowedError')); } };""",
-])
+], ids=["the-audio-context-is-refused", "no-web-audio", "resuming-is-refused"])
 def test_sound_never_throws_when_audio_is_blocked(harness: Any, blocked: str) -> None:
     harness.add_init_script(blocked)
     harness.add_init_script("localStorage.setItem('rr.sound', '{\"volume\": \"loud\", \"muted\": 3}')")
@@ -285,13 +321,21 @@ def test_the_chat_panel_sends_reacts_counts_scrolls_and_mutes(harness: Any) -> N
             for i in range(page.locator("button.reaction").count())] == page.evaluate("rrTest.REACTIONS")
     page.click("button.reaction[data-emoji='🎉']")
     assert page.evaluate("rrTest.reacted") == ["🎉"]
-    # The newest line stays in view.
+    # The newest line stays in view, and a new line from someone else makes the chat sound.
+    page.click("h1")
+    played = page.evaluate("rrTest.sound.played")
     page.evaluate("lines => rrTest.setProps({chat: lines})", [chat_line(n, f"line {n}") for n in range(1, 51)])
     page.wait_for_function("() => document.querySelectorAll('#chat-log li').length === 50")
     assert page.evaluate("(() => { const l = document.getElementById('chat-log');"
                          " return l.scrollHeight - l.scrollTop - l.clientHeight; })()") < 2
     assert page.evaluate("document.getElementById('chat-log').scrollHeight > "
                          "document.getElementById('chat-log').clientHeight")
+    page.wait_for_function("n => rrTest.sound.played === n + 1", arg=played)
+    page.evaluate("lines => rrTest.setProps({chat: lines})",
+                  [chat_line(n, f"line {n}") for n in range(1, 51)] + [chat_line(51, "mine", seat=0, name="Ann")])
+    page.wait_for_function("() => document.querySelectorAll('#chat-log li').length === 51")
+    page.wait_for_timeout(100)
+    assert page.evaluate("rrTest.sound.played") == played + 1, "no sound for your own line"
     # The host mutes a person (never a bot, never themselves).
     assert page.locator("button.mute").count() == 1
     assert page.get_attribute("button.mute", "data-seat") == "1"

@@ -3,12 +3,15 @@
  * The table's chat: the recent lines (newest at the bottom, kept in view), quick reactions, a line to
  * type (Enter sends, at most 200 characters) and, for the host, a mute button per person.
  *
+ * A new line from someone else plays the soft "chat" sound (sound.js).
+ *
  * Every name and line is rendered as text (Preact text nodes; never innerHTML), so markup in a chat line
  * shows as the characters it is.
  */
 import { h } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import htm from "htm";
+import { sound } from "./sound.js";
 import { addStyle } from "./storage.js";
 
 const html = htm.bind(h);
@@ -111,6 +114,15 @@ export function ChatPanel({ chat, you, seats, muted, isHost, onSend, onReact, on
   }, [last, lines.length]);
 
   useEffect(() => { if (youMuted) setText(""); }, [youMuted]);
+
+  // A soft blip for a new line from someone else (not for the lines already there when the panel opens).
+  const heard = useRef(/** @type {number | null} */ (null));
+  useEffect(() => {
+    const before = heard.current;
+    heard.current = Math.max(before ?? 0, last ?? 0);
+    if (before === null || last === null || last <= before) return;
+    if (lines.some((line) => line.n > before && !(typeof you === "number" && line.seat === you))) sound.play("chat");
+  }, [last]);
 
   function onScroll() {
     const log = logRef.current;

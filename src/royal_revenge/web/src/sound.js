@@ -304,7 +304,7 @@ const RECIPES = {
   },
   // A card drawn: a soft slide upwards.
   draw(s, t) {
-    s.noise(t, { dur: 0.16, gain: 0.22, filter: "bandpass", freq: 700, to: 2200, q: 1.4 });
+    s.noise(t, { dur: 0.16, gain: 0.42, filter: "bandpass", freq: 700, to: 2200, q: 1.4 });
     s.tone(t, { freq: 330, to: 420, at: 0.04, dur: 0.12, gain: 0.06, type: "triangle" });
   },
   // UNO!: two bright tones, "U - NO".
@@ -333,11 +333,11 @@ const RECIPES = {
     const call = [[N.G4, 0, 0.13], [N.G4, 0.15, 0.13], [N.G4, 0.3, 0.13], [N.C5, 0.45, 0.38], [N.G4, 0.86, 0.13],
       [N.C5, 1.0, 0.75]];
     for (const [freq, at, dur] of call) {
-      s.tone(t, { freq, at, dur, gain: 0.2, type: "sawtooth", attack: 0.03, filter: 2400, vibrato: dur > 0.3 ? 4 : 0 });
-      s.tone(t, { freq, at, dur, gain: 0.1, type: "sawtooth", attack: 0.03, filter: 1800, detune: 9 });
+      s.tone(t, { freq, at, dur, gain: 0.28, type: "sawtooth", attack: 0.03, filter: 2400, vibrato: dur > 0.3 ? 4 : 0 });
+      s.tone(t, { freq, at, dur, gain: 0.14, type: "sawtooth", attack: 0.03, filter: 1800, detune: 9 });
     }
     for (const freq of [N.E5, N.G5]) {
-      s.tone(t, { freq, at: 1.0, dur: 0.75, gain: 0.1, type: "sawtooth", attack: 0.04, filter: 2600, vibrato: 3 });
+      s.tone(t, { freq, at: 1.0, dur: 0.75, gain: 0.13, type: "sawtooth", attack: 0.04, filter: 2600, vibrato: 3 });
     }
   },
   // The deal: a riffle of quick card flicks.

@@ -402,5 +402,40 @@ def test_cues_change_the_tab_title_and_icon_when_you_must_decide(harness: Any) -
     assert page.evaluate("window.vibrated") == [120, 60, 120]
     page.evaluate("rrTest.updateCues({mustDecide: false, text: 'Bob\\'s turn'})")
     assert page.title() == before
-    assert "circle" not in page.get_attribute("link[rel~='icon']", "href")
+    assert page.get_attribute("link[rel~='icon']", "href") == "data:,", "the page's own icon is back"
+    assert errors == []
+
+
+NOTIFICATIONS_JS = """
+window.notes = [];
+window.Notification = class {
+  static permission = 'granted';
+  static requestPermission() { return Promise.resolve('granted'); }
+  constructor(title, options) { window.notes.push(options.body); }
+  close() {}
+};
+Object.defineProperty(document, 'hidden', {get: () => Boolean(window.away)});
+"""
+
+
+def test_a_hidden_tab_gets_a_notification_when_a_decision_waits_if_the_player_asked(harness: Any) -> None:
+    harness.add_init_script(NOTIFICATIONS_JS)
+    page, errors = open_harness(harness)
+    page.evaluate("window.away = true; rrTest.updateCues({mustDecide: true, text: 'Your turn: play a card or draw'})")
+    assert page.evaluate("window.notes") == [], "off unless the player turned it on"
+    page.evaluate("rrTest.updateCues({mustDecide: false, text: ''}); window.away = false")
+    page.click("#opt-notify")
+    page.wait_for_function("rrTest.prefs.notifications")
+    page.evaluate("window.away = true;"
+                  "rrTest.updateCues({mustDecide: true, text: 'You are the King: choose the colour'})")
+    assert page.evaluate("window.notes") == ["You are the King: choose the colour"]
+    page.evaluate("rrTest.updateCues({mustDecide: true, text: 'You are the King: choose the colour'})")
+    assert len(page.evaluate("window.notes")) == 1, "once per change"
+    # A decision that starts while the player looks, then the player leaves the tab: one notification.
+    page.evaluate("window.away = false; rrTest.updateCues({mustDecide: false, text: ''});"
+                  "rrTest.updateCues({mustDecide: true, text: 'Your turn: play a card or draw'})")
+    assert len(page.evaluate("window.notes")) == 1
+    page.evaluate("window.away = true; document.dispatchEvent(new Event('visibilitychange'));"
+                  "document.dispatchEvent(new Event('visibilitychange'))")
+    assert page.evaluate("window.notes")[1:] == ["Your turn: play a card or draw"]
     assert errors == []

@@ -7,8 +7,9 @@
 import { prefs } from "./settings.js";
 
 const APP = "UNO Royal Revenge";
+const TITLE = `(!) Your turn - ${APP}`;
 
-/** The icon drawn as an SVG data URL: the Crown, with a red badge when `badge`. @param {boolean} badge */
+/** The icon as an SVG data URL: the Crown, with a red badge when `badge`. @param {boolean} badge */
 function iconUrl(badge) {
   const dot = badge ? "<circle cx='76' cy='24' r='22' fill='%23e53935' stroke='white' stroke-width='6'/>" : "";
   return "data:image/svg+xml," + "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 100 100'>"
@@ -19,19 +20,14 @@ function iconUrl(badge) {
 let shown = null;
 /** @type {Notification | null} */
 let notification = null;
+/** Whether the current decision has had its notification. */
+let notified = false;
+/** The page's own title and icon, put back once the decision is made. @type {string | null} */
+let savedTitle = null;
 /** @type {string | null} */
-let baseTitle = null;
+let savedIcon = null;
 
-/** The page's own title (before any cue). */
-function pageTitle() {
-  if (baseTitle === null) {
-    const title = document.title.replace(/^\(!\)\s*/, "");
-    baseTitle = title || APP;
-  }
-  return baseTitle;
-}
-
-/** @param {boolean} badge */
+/** Swaps the tab's icon for the badged Crown (`badge`), or puts the page's own icon back. @param {boolean} badge */
 function setIcon(badge) {
   let link = /** @type {HTMLLinkElement | null} */ (document.querySelector("link[rel~='icon']"));
   if (!link) {
@@ -39,8 +35,14 @@ function setIcon(badge) {
     link.rel = "icon";
     document.head.appendChild(link);
   }
-  const href = iconUrl(badge);
-  if (link.getAttribute("href") !== href) link.setAttribute("href", href);
+  const badged = iconUrl(true);
+  const current = link.getAttribute("href");
+  if (badge) {
+    if (current !== badged) savedIcon = current;
+    link.setAttribute("href", badged);
+  } else if (current === badged) {
+    link.setAttribute("href", savedIcon || iconUrl(false));
+  }
 }
 
 function closeNotification() {
@@ -50,6 +52,7 @@ function closeNotification() {
 
 /** @param {string} text */
 function notify(text) {
+  notified = true;
   try {
     if (!prefs.notifications || typeof Notification === "undefined" || Notification.permission !== "granted") return;
     closeNotification();
@@ -67,7 +70,7 @@ function vibrate() {
 
 /**
  * Shows (or clears) the "you must decide" cues.
- * @param {{mustDecide: boolean, text?: string | null}} cue `text` is what to decide (the server's prompt)
+ * @param {{mustDecide: boolean, text?: string | null}} cue `text` says what to decide (the server's prompt)
  */
 export function updateCues({ mustDecide, text }) {
   if (typeof document === "undefined") return;
@@ -76,22 +79,24 @@ export function updateCues({ mustDecide, text }) {
   if (shown && shown.mustDecide === decide && shown.text === words) return;
   const started = decide && !(shown && shown.mustDecide);
   shown = { mustDecide: decide, text: words };
-  const base = pageTitle();
   if (decide) {
-    document.title = `(!) Your turn - ${APP}`;
+    if (document.title !== TITLE) savedTitle = document.title;
+    document.title = TITLE;
     setIcon(true);
-    if (started || words) {
-      if (document.hidden) notify(words);
-      if (started) vibrate();
-    }
+    if (started) { notified = false; vibrate(); }
+    if (document.hidden) notify(words);
   } else {
-    document.title = base;
+    if (document.title === TITLE) document.title = savedTitle || APP;
     setIcon(false);
+    notified = false;
     closeNotification();
   }
 }
 
 if (typeof document !== "undefined") {
-  // Coming back to the tab: the notification has done its work.
-  document.addEventListener("visibilitychange", () => { if (!document.hidden) closeNotification(); });
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) closeNotification();
+    // Leaving the tab while a decision waits: say so, once.
+    else if (shown && shown.mustDecide && !notified) notify(shown.text);
+  });
 }

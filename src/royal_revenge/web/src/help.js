@@ -16,7 +16,7 @@ const html = htm.bind(h);
 function drawCards() {
   for (const slot of /** @type {HTMLElement[]} */ ([...document.querySelectorAll(".card-slot[data-card]")])) {
     const card = slot.dataset.card || "";
-    const size = slot.classList.contains("small") ? 42 : 96;
+    const size = slot.classList.contains("small") ? 54 : 96;
     render(html`<${CardFace} card=${card} size=${size} />`, slot);
   }
 }

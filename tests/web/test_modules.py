@@ -439,3 +439,20 @@ def test_a_hidden_tab_gets_a_notification_when_a_decision_waits_if_the_player_as
                   "document.dispatchEvent(new Event('visibilitychange'))")
     assert page.evaluate("window.notes")[1:] == ["Your turn: play a card or draw"]
     assert errors == []
+
+
+def test_the_modules_fit_a_360_pixel_phone(harness: Any) -> None:
+    page, errors = open_harness(harness, toured=False)
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.wait_for_selector("#tour")
+    box = page.locator("#tour .tour-card").bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= 360
+    page.keyboard.press("Escape")
+    page.evaluate("lines => rrTest.setProps({chat: lines})",
+                  [chat_line(1, "a-very-long-word-without-any-space-" * 6), chat_line(2, "🎉", kind="reaction")])
+    page.fill("#chat-input", "hello")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    for selector in ["#chat-send", "button.reaction", "#opt-volume", "#opt-sort"]:
+        box = page.locator(selector).first.bounding_box()
+        assert box and box["x"] + box["width"] <= 360 and box["height"] >= 32, (selector, box)
+    assert errors == []

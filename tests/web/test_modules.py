@@ -22,7 +22,7 @@ pytestmark = pytest.mark.timeout(120)
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "src" / "royal_revenge" / "web"
-AXE = Path(__import__("axe_playwright_python").__file__).with_name("axe.min.js")
+AXE = Path(str(__import__("axe_playwright_python").__file__)).with_name("axe.min.js")
 ESBUILD = ROOT / "node_modules" / ".bin" / "esbuild"
 ORIGIN = "http://modules.test"
 CARD_KINDS = {"number": ["R3", "Y5", "G7", "B8"], "reverse": ["YR"], "skip": ["BS"], "kings-choice": ["GK"],

@@ -43,12 +43,13 @@ def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) 
 
 
 ROOT = Path(__file__).resolve().parent.parent
-WEB_BUNDLE = ROOT / "src" / "royal_revenge" / "web" / "dist" / "main.js"
+WEB_BUNDLES = [ROOT / "src" / "royal_revenge" / "web" / "dist" / name for name in ("main.js", "help.js")]
+"""The browser game's bundle entries (package.json's build): the game's page and the help page."""
 
 
 def _ensure_web_bundle() -> None:
     """The wheel ships the browser game's bundle: build it with npm when the checkout has not (``make`` does)."""
-    if WEB_BUNDLE.exists() or not (ROOT / "package.json").exists():
+    if all(bundle.exists() for bundle in WEB_BUNDLES) or not (ROOT / "package.json").exists():
         return
     npm = shutil.which("npm")
     if npm is None:

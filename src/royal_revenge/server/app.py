@@ -245,6 +245,11 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
         @app.get("/t/{code}", include_in_schema=False)
         async def table_page(code: str) -> FileResponse:
             return FileResponse(WEB_DIR / "index.html")
+
+        @app.get("/help", include_in_schema=False)
+        async def help_page() -> FileResponse:
+            # The rules in plain words with the card pictures (web/help.html and its bundle, dist/help.js).
+            return FileResponse(WEB_DIR / "help.html")
     else:
         @app.get("/", include_in_schema=False)
         async def index_plain() -> PlainTextResponse:

@@ -167,6 +167,9 @@ class TableSettings:
         if unknown:
             raise TableError("bad_settings",
                              f"unknown settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        if not isinstance(data.get("public", False), bool):
+            # (checked before the dataclass is made: compiled, its typed field refuses a str with a TypeError)
+            raise TableError("bad_settings", "Choose whether the table is public: true or false")
         try:
             return cls(**data)
         except TypeError as error:

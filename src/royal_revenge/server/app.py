@@ -238,7 +238,9 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
 
     @app.exception_handler(ValidationError)
     async def _on_validation(request: Request, error: ValidationError) -> JSONResponse:
-        return JSONResponse({"detail": {"code": "bad_request", "message": str(error)}}, status_code=422)
+        # (pydantic's own words name fields and types: "name: String should have at least 1 character")
+        return JSONResponse({"detail": {"code": "bad_request", "message": request_error_message(error.errors())}},
+                            status_code=422)
 
     @app.exception_handler(RequestValidationError)
     async def _on_request_validation(request: Request, error: RequestValidationError) -> JSONResponse:

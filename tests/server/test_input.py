@@ -191,7 +191,7 @@ async def test_one_client_takes_one_seat_at_a_table(server: Server) -> None:
             assert refused.status_code == 409
             assert refused.json()["detail"] == {
                 "code": "already_seated",
-                "message": "you already have a seat at this table, as Ann; each person may take one seat"}
+                "message": "You already have a seat at this table, as Ann; each person may take one seat"}
         assert server.table(code).to_json() == before
         # The same browser may sit at another table.
         elsewhere = await server.create_table("Zed", settings={"players": 2})

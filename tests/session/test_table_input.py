@@ -102,7 +102,7 @@ def test_a_client_holding_a_seat_cannot_take_another() -> None:
     table = _table()
     table.join("Ann", None, 0.0, client="browser-1")
     table.join("Bob", None, 0.0, client="browser-2")
-    _refused(table, "already_seated", "you already have a seat at this table, as Ann; each person may take one seat",
+    _refused(table, "already_seated", "You already have a seat at this table, as Ann; each person may take one seat",
              lambda: table.join("Cat", None, 0.0, client="browser-1"))
     table.join("Cat", None, 0.0)  # no client id: nothing to compare (a library caller)
     table.join("Dan", None, 0.0, client="browser-3")
@@ -118,7 +118,7 @@ def test_the_seat_of_a_client_survives_a_restart_and_a_kick_frees_it() -> None:
     _, host = table.join("Ann", None, 0.0, client="browser-1")
     table.join("Bob", None, 0.0, client="browser-2")
     restored = Table.from_json(table.to_json(), [], 10.0)
-    _refused(restored, "already_seated", "you already have a seat at this table, as Bob; each person may take one seat",
+    _refused(restored, "already_seated", "You already have a seat at this table, as Bob; each person may take one seat",
              lambda: restored.join("Bobby", None, 10.0, client="browser-2"))
     restored.remove(host, 1, 10.0)  # in the lobby the host may remove anyone
     assert restored.join("Bobby", None, 10.0, client="browser-2")[0] == 1

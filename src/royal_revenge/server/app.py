@@ -490,7 +490,7 @@ class _Messages:
         if self.outbox.closing is not None:
             return  # (replaced or dropped: this connection no longer speaks for anyone)
         if not self.allowance.take():
-            put(error_message("rate_limited", "too many messages; slow down", message_id_of(raw)))
+            put(error_message("rate_limited", "You are sending messages too fast; wait a moment", message_id_of(raw)))
             return
         try:
             handle_message(self.hub, self.code, self.token, self.seat, raw, put, self.subscriber)
@@ -518,7 +518,8 @@ def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, raw
         hub.resend(code, subscriber)
         return
     if seat is None:
-        send(error_message("spectator", "spectators cannot act", message.id))
+        send(error_message("spectator", "You are watching this game; only the players at the table can act",
+                           message.id))
         return
     message_id = message.id
 
@@ -548,7 +549,7 @@ def _host_command(table: Table, token: str | None, message: HostMessage, now: fl
         table.add_bot(token, message.level or "normal", now)
     elif message.command == "remove":
         if message.seat is None:
-            raise TableError("bad_request", "remove needs a seat")
+            raise TableError("bad_request", "Choose the seat to free")
         table.remove(token, message.seat, now)
     elif message.command == "start":
         table.start(token, now)

@@ -447,11 +447,11 @@ class Table:
         key = _name_key(name)
         for seat in self.seats:
             if client_hash is not None and seat.client_hash == client_hash and seat.kind is SeatKind.HUMAN:
-                raise TableError("already_seated", f"you already have a seat at this table, as {seat.name}; "
+                raise TableError("already_seated", f"You already have a seat at this table, as {seat.name}; "
                                                    "each person may take one seat")
         open_seats = [i for i, seat in enumerate(self.seats) if seat.kind is SeatKind.OPEN]
         if not open_seats:
-            raise TableError("table_full", f"all {len(self.seats)} seats are taken")
+            raise TableError("table_full", f"All {len(self.seats)} seats are taken")
         for seat in self.seats:
             if seat.kind is not SeatKind.OPEN and _name_key(seat.name) == key:
                 raise TableError("name_taken", f"{seat.name} is already at this table; choose another name")
@@ -496,7 +496,7 @@ class Table:
             raise TableError("wrong_phase", "Bots are added before the game starts")
         open_seats = [i for i, seat in enumerate(self.seats) if seat.kind is SeatKind.OPEN]
         if not open_seats:
-            raise TableError("table_full", f"all {len(self.seats)} seats are taken")
+            raise TableError("table_full", f"All {len(self.seats)} seats are taken")
         index = open_seats[0]
         self.seats[index] = Seat(SeatKind.BOT, _bot_name(level, index), level=level)
         self._seats_changed()

@@ -7,14 +7,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from .engine import Card, Kind
+from .engine import (
+    AnyAction,
+    CallUno,
+    Card,
+    Catch,
+    ChooseColour,
+    ChooseJester,
+    ChooseVictim,
+    Decision,
+    Draw,
+    Keep,
+    Kind,
+    Observation,
+    Play,
+)
 from .engine import events as ev
 from .engine.cards import ALL_CARDS
 
-__all__ = ["MADE_FOR", "card_words", "describe_event"]
+__all__ = ["MADE_FOR", "card_words", "describe_event", "describe_hint", "describe_pending", "explain_refusal"]
 
 _KIND_WORDS: Final = {
     Kind.REVERSE: "Reverse",
@@ -134,3 +148,196 @@ def describe_event(event: ev.Event, name: Callable[[int], str], by: str | None =
             return f"{MADE_FOR[by]}the table {what} for {king}{name(seat)}"
     narrator = _NARRATORS.get(type(event))
     return narrator(event, name) if narrator is not None else None
+
+
+# ---------------------------------------------------------------------- decisions and refusals
+
+def _card_sentence(card: Card) -> str:
+    """A card's words starting a sentence: ``Yellow 4``, ``Wild``."""
+    words = _CARD_WORDS[card]
+    return words[0].upper() + words[1:]
+
+
+def _winners(winners: Sequence[int], viewer: int | None, name: Name) -> str:
+    people = ["you" if seat == viewer else name(seat) for seat in winners]
+    return people[0] if len(people) == 1 else ", ".join(people[:-1]) + " and " + people[-1]
+
+
+_CHOOSING: Final = {
+    Decision.COLOUR: "the colour",
+    Decision.VICTIM: "who draws one card",
+    Decision.JESTER: "who wears the Jester Hat",
+}
+
+
+def describe_pending(observation: Observation, name: Name) -> str:
+    """Who must decide what, for the observer (``observation.seat``; ``None``: a spectator), in one sentence.
+
+    >>> from royal_revenge.engine import GameOptions, GameState
+    >>> state = GameState.new(GameOptions(players=3), seed=3)
+    >>> names = ["Ann", "Bob", "Cy"].__getitem__
+    >>> king = state.pending.seat
+    >>> describe_pending(state.observe(king), names)
+    'You are the King: choose who wears the Jester Hat'
+    >>> describe_pending(state.observe(None), names) == f"King {names(king)} is choosing who wears the Jester Hat"
+    True
+    """
+    kind, seat = observation.pending
+    viewer = observation.seat
+    if kind is Decision.GAME_OVER:
+        outcome = observation.outcome
+        if outcome is None:
+            return "Game over"
+        mine = viewer in outcome.winners
+        who = _winners(outcome.winners, viewer, name)
+        return f"Game over: {who} won the game" + ("!" if mine else "")
+    if kind is Decision.ROUND_OVER:
+        last = observation.last_round
+        if last is None:
+            return "Round over: the next round is dealt soon"
+        who = "you win" if last.winner == viewer else f"{name(last.winner)} wins"
+        return f"Round over: {who} the round; the next round is dealt soon"
+    assert seat is not None
+    mine = seat == viewer
+    if kind is Decision.TURN:
+        return "Your turn: play a card or draw" if mine else f"{name(seat)}'s turn"
+    if kind is Decision.DRAWN:
+        drawn = observation.drawn
+        if mine and drawn is not None:
+            return f"Play the {_CARD_WORDS[drawn]} you drew, or keep it"
+        return "Play the card you drew, or keep it" if mine else f"{name(seat)} may play the card they drew, or keep it"
+    what = _CHOOSING[kind]
+    return f"You are the King: choose {what}" if mine else f"King {name(seat)} is choosing {what}"
+
+
+def describe_hint(observation: Observation, name: Name) -> str | None:
+    """A short teaching sentence for the observer at the moment it matters, or ``None``.
+
+    >>> from royal_revenge.engine import GameOptions, GameState
+    >>> describe_hint(GameState.new(GameOptions(players=3), seed=3).observe(None), str) is None
+    True
+    """
+    kind, seat = observation.pending
+    viewer = observation.seat
+    if kind is Decision.GAME_OVER or kind is Decision.ROUND_OVER:
+        return None
+    if viewer is not None and observation.uno_seat == viewer and len(observation.hand) == 1:
+        return "Call UNO before the next player starts, or you can be caught"
+    if kind is Decision.JESTER and observation.jester is not None and observation.jester == observation.king:
+        if seat == viewer:
+            return "You still wear the Jester Hat until you choose who wears it"
+        return f"King {name(observation.king)} still wears the Jester Hat until choosing who wears it"
+    if seat == viewer:
+        if kind is Decision.VICTIM:
+            return "You are the King: choose who draws one card (anyone, even you or whoever played it)"
+        if kind is Decision.COLOUR and observation.resolving != viewer:
+            return "The King, not the player of the Wild, chooses the colour"
+        if kind is Decision.JESTER:
+            return "The Jester draws one card whenever a Jester card is played"
+    uno = observation.uno_seat
+    if viewer is not None and uno is not None and uno != viewer and observation.hand_sizes[uno] == 1:
+        return f"{name(uno)} did not call UNO: catch them before the next player starts"
+    return None
+
+
+def _pile_words(observation: Observation) -> str:
+    """What a card must match: ``the red 7 on the pile``, ``the Wild on the pile (the colour is red)``."""
+    top = observation.discard_pile[-1]
+    if top.kind is Kind.WILD:
+        colour = observation.active_colour
+        return "the Wild on the pile" + (f" (the colour is {colour.name.lower()})" if colour is not None else "")
+    return f"the {_CARD_WORDS[top]} on the pile"
+
+
+def _whose_decision(observation: Observation, name: Name) -> str:
+    """Whose decision the game waits for, said to someone else: ``It's Bob's turn``, ``King Ann is choosing ...``."""
+    kind, seat = observation.pending
+    if kind is Decision.GAME_OVER:
+        return "The game is over"
+    if kind is Decision.ROUND_OVER:
+        return "The round is over; the next round is dealt soon"
+    assert seat is not None
+    if kind is Decision.TURN:
+        return f"It's {name(seat)}'s turn"
+    if kind is Decision.DRAWN:
+        return f"It's {name(seat)}'s turn: they are deciding about the card they drew"
+    return f"King {name(seat)} is choosing {_CHOOSING[kind]}"
+
+
+def explain_refusal(observation: Observation, action: object, legal: Sequence[AnyAction], name: Name) -> str:
+    """Why ``action`` of the observer (``observation.seat``) is refused now, in plain words.
+
+    ``legal`` is what the engine allows that seat now (:meth:`GameState.legal_actions`): whether the action is
+    legal is the engine's to say; this only words the reason from what the observer can see.
+
+    >>> from royal_revenge.engine import GameOptions, GameState, Play, Card
+    >>> state = GameState.new(GameOptions(players=3), seed=3)
+    >>> names = ["Ann", "Bob", "Cy"].__getitem__
+    >>> other = (state.pending.seat + 1) % 3
+    >>> explain_refusal(state.observe(other), Play(Card.parse("Y4")), state.legal_actions(other), names)
+    'King Bob is choosing who wears the Jester Hat'
+    """
+    viewer = observation.seat
+    kind, seat = observation.pending
+    mine = viewer is not None and seat == viewer
+    if isinstance(action, (CallUno, Catch)):
+        return _explain_uno(observation, action, name)
+    if kind is Decision.GAME_OVER or kind is Decision.ROUND_OVER or not mine:
+        return _whose_decision(observation, name)
+    if isinstance(action, (Play, Draw, Keep)):
+        if kind is Decision.DRAWN:
+            drawn = observation.drawn
+            if not isinstance(action, Play) or drawn is None or action.card != drawn:
+                return "You already drew: play the card you drew or keep it"
+            if Play(action.card, not action.uno) in legal:
+                return _uno_with_play(observation)
+            return f"The {_CARD_WORDS[drawn]} you drew doesn't match {_pile_words(observation)}: keep it"
+        elif kind is Decision.TURN:
+            if isinstance(action, Keep):
+                return "You keep a card only after drawing one: play a card or draw"
+            if isinstance(action, Play):
+                if action.card not in observation.hand:
+                    return "You don't hold that card"
+                if Play(action.card, not action.uno) in legal:
+                    return _uno_with_play(observation)
+                return f"{_card_sentence(action.card)} doesn't match {_pile_words(observation)}"
+        else:
+            return f"You are the King: choose {_CHOOSING[kind]} first"
+    if isinstance(action, (ChooseColour, ChooseVictim, ChooseJester)):
+        wanted = {ChooseColour: Decision.COLOUR, ChooseVictim: Decision.VICTIM, ChooseJester: Decision.JESTER}
+        if wanted[type(action)] is not kind:
+            if kind is Decision.TURN or kind is Decision.DRAWN:
+                return "It's your turn: play a card or draw" if kind is Decision.TURN else (
+                    "You already drew: play the card you drew or keep it")
+            return f"You are the King: choose {_CHOOSING[kind]}"
+        if isinstance(action, ChooseJester) and action.seat == viewer:
+            return "You cannot be your own Jester: choose another player"
+        return "There is no such player at this table"
+    return "That cannot be done now"
+
+
+def _uno_with_play(observation: Observation) -> str:
+    left = len(observation.hand) - 1
+    if left == 1:
+        return "Playing your next-to-last card: say whether you call UNO"
+    return f"UNO is called with your next-to-last card; you would still hold {left} cards"
+
+
+def _explain_uno(observation: Observation, action: CallUno | Catch, name: Name) -> str:
+    viewer = observation.seat
+    if isinstance(action, CallUno):
+        if viewer is None:
+            return "Only a player can call UNO"
+        held = len(observation.hand)
+        if held != 1:
+            return f"You hold {held} cards: UNO is called when you play your next-to-last card"
+        return "You have no UNO to call now: you called it already, or the next player has started"
+    target = action.seat
+    if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < len(observation.hand_sizes):
+        return "There is no such player at this table"
+    if target == viewer:
+        return "You cannot catch yourself"
+    held = observation.hand_sizes[target]
+    if held != 1:
+        return f"{name(target)} holds {held} cards, not one: there is no UNO to catch"
+    return f"{name(target)} cannot be caught now: they called UNO, or the next player has started"

@@ -69,6 +69,6 @@ async def test_the_frameworks_own_refusals_answer_in_the_documented_shape(server
             refused = await http.post("/api/tables", json={"name": "Ann", "age": age})
             assert refused.status_code == 422, age
             assert refused.json() == {"detail": {"code": "bad_request",
-                                              "message": "age must be a whole number from 0 to 150, or left out"}}
+                                              "message": "An age must be a whole number from 0 to 150, or left empty"}}
         assert (await http.post("/api/tables", json={"name": "Ann", "age": 9.0})).status_code == 201
         assert server.hub.table_count == 1

@@ -42,8 +42,8 @@ async def test_the_short_form_of_bots_still_seats_them_after_the_host(server: Se
     async with server.http() as http:
         refused = await http.post("/api/tables", json={"name": "Ann", "bots": ["expert"]})
     assert refused.status_code == 422
-    assert refused.json()["detail"]["message"] == ("bots must be a list of at most 5 entries, each a bot level "
-                                                  "(easy, normal or hard) or null for an open seat")
+    assert refused.json()["detail"]["message"] == ("Choose each bot's level (easy, normal or hard) or leave the "
+                                                  "seat open for a friend (at most 5 seats)")
 
 
 async def test_add_bot_takes_an_optional_seat(server: Server) -> None:
@@ -306,7 +306,7 @@ async def test_public_tables_in_their_lobbies_are_listed_newest_first(server: Se
         refused = await http.post("/api/tables", json={"name": "Gus", "settings": {"public": "yes"}})
         assert refused.status_code == 400
         assert refused.json()["detail"] == {"code": "bad_settings",
-                                            "message": "Choose whether the table is public: true or false"}
+                                            "message": "Choose whether the table is public: yes or no"}
 
 
 async def test_a_closed_lobby_is_not_listed_and_the_list_holds_50(server: Server) -> None:

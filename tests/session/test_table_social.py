@@ -143,7 +143,7 @@ def test_the_host_mutes_and_unmutes_a_person() -> None:
 def test_only_the_host_mutes_and_only_people() -> None:
     table, (ann, bob) = _lobby(2)
     table.add_bot(ann, "easy", 0.0)
-    _refused(table, "not_host", "only the host may do that", lambda: table.mute(bob, 0, True, 1.0))
+    _refused(table, "not_host", "Only the host, Ann, can do that", lambda: table.mute(bob, 0, True, 1.0))
     _refused(table, "bad_request", "You cannot mute yourself", lambda: table.mute(ann, 0, True, 1.0))
     _refused(table, "bad_request", "Only a person at the table can be muted", lambda: table.mute(ann, 2, True, 1.0))
     _refused(table, "bad_request", "Nobody sits there", lambda: table.mute(ann, 3, True, 1.0))

@@ -212,7 +212,7 @@ def _host_command(table: Table, token: str | None, message: dict[str, Any], now:
         table.add_bot(token, message.get("level") or "normal", now)
     elif command == "remove":
         if message.get("seat") is None:
-            raise TableError("bad_request", "remove needs a seat")
+            raise TableError("bad_request", "Choose the seat to free")
         table.remove(token, message["seat"], now)
     elif command == "start":
         table.start(token, now)

@@ -269,7 +269,9 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
 
     @app.exception_handler(ValidationError)
     async def _on_validation(request: Request, error: ValidationError) -> JSONResponse:
-        return JSONResponse({"detail": {"code": "bad_request", "message": str(error)}}, status_code=422)
+        # (pydantic's own words name fields and types: "name: String should have at least 1 character")
+        return JSONResponse({"detail": {"code": "bad_request", "message": request_error_message(error.errors())}},
+                            status_code=422)
 
     @app.exception_handler(RequestValidationError)
     async def _on_request_validation(request: Request, error: RequestValidationError) -> JSONResponse:
@@ -534,7 +536,7 @@ class _Messages:
         if self.outbox.closing is not None:
             return  # (replaced or dropped: this connection no longer speaks for anyone)
         if not self.allowance.take():
-            put(error_message("rate_limited", "too many messages; slow down", message_id_of(raw)))
+            put(error_message("rate_limited", "You are sending messages too fast; wait a moment", message_id_of(raw)))
             return
         try:
             self._handle(raw)
@@ -653,7 +655,8 @@ def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, mes
         return
     assert not isinstance(message, (ChatMessage, ReactMessage, LeaveMessage))  # (_Messages carries them out)
     if seat is None:
-        send(error_message("spectator", "spectators cannot act", message.id))
+        send(error_message("spectator", "You are watching this game; only the players at the table can act",
+                           message.id))
         return
     message_id = message.id
     reply = _replier(send, message_id)
@@ -706,7 +709,7 @@ def _host_command(table: Table, token: str | None, message: HostMessage, now: fl
         table.add_bot(token, message.level or "normal", now, message.seat)
     elif message.command == "remove":
         if message.seat is None:
-            raise TableError("bad_request", "remove needs a seat")
+            raise TableError("bad_request", "Choose the seat to free")
         table.remove(token, message.seat, now)
     elif message.command in ("mute", "unmute"):
         if message.seat is None:

@@ -59,7 +59,8 @@ class Frames:
         if own_game is not None:
             view["game"] = {**shared["game"], **own_game}
             view["legal"] = [action.to_json() for action in legal or ()]
-            sent.remember(own_game, _legal_json(legal or ()))
+            view["prompt"], view["hint"] = prompts = self.table.prompt_view(seat)
+            sent.remember(own_game, _legal_json(legal or ()), prompts)
         else:
             sent.forget()
         view["log"] = self.table.log_view(seat, 0)
@@ -74,6 +75,8 @@ class Frames:
         """What changed for a connection of ``seat`` since its last state: its shared view was ``before``, it holds
         the log up to ``log_after``, and ``sent`` holds its own parts as last sent (set to the new ones here)."""
         mine: list[bytes] | None = None
+        words: list[bytes] = []
+        """The seat's own ``prompt`` and ``hint``, when they changed."""
         legal_json = b""
         new_legal = False
         if own_game is not None:
@@ -90,7 +93,13 @@ class Frames:
                     mine.append(b'"drawn":' + _encode_json(drawn))
             legal_json = _legal_json(legal or ())
             new_legal = legal_json != sent.legal
+            prompt, hint = self.table.prompt_view(seat)
+            if prompt != sent.prompt:
+                words.append(b'"prompt":' + _encode_json(prompt))
+            if hint != sent.hint:
+                words.append(b'"hint":' + _encode_json(hint))
             sent.in_game, sent.seat, sent.hand, sent.drawn, sent.legal = True, own_seat, hand, drawn, legal_json
+            sent.prompt, sent.hint = prompt, hint
         else:
             sent.forget()
         private = self._private.get(log_after)
@@ -98,7 +107,7 @@ class Frames:
             private = self._private[log_after] = self.table.log_private_seats(log_after)
         variant = seat if seat in private else None
         # Most connections at a table get the very same frame (their own parts are unchanged): made once.
-        plain = mine is None and not new_legal and ack is None
+        plain = mine is None and not new_legal and not words and ack is None
         key = (id(before), log_after, variant)  # (every subscriber's ``before`` is alive: ids are unique)
         if plain:
             text = self._plain.get(key)
@@ -114,6 +123,7 @@ class Frames:
             game = game + b"," + own if game else own
         if new_legal:
             members.append(legal_json)
+        members.extend(words)
         if game:
             members.append(b'"game":{' + game + b"}")
         members.append(b'"log":' + self._log(variant, log_after))
@@ -141,11 +151,11 @@ class Frames:
 
 
 class Sent:
-    """What one connection was last sent of the parts of its view that are its own: its seat, hand, drawn card and
-    legal actions, encoded (strings and bytes, which the garbage collector does not track: a connection keeps
-    them from one move to the next, and a busy server has thousands of connections)."""
+    """What one connection was last sent of the parts of its view that are its own: its seat, hand, drawn card,
+    legal actions, prompt and hint, encoded (strings and bytes, which the garbage collector does not track: a
+    connection keeps them from one move to the next, and a busy server has thousands of connections)."""
 
-    __slots__ = ("drawn", "hand", "in_game", "legal", "seat")
+    __slots__ = ("drawn", "hand", "hint", "in_game", "legal", "prompt", "seat")
 
     def __init__(self) -> None:
         self.in_game = False
@@ -153,13 +163,17 @@ class Sent:
         self.hand = b""
         self.drawn: str | None = None
         self.legal = b""
+        self.prompt: str | None = None
+        self.hint: str | None = None
 
-    def remember(self, own_game: dict[str, Any], legal_json: bytes) -> None:
+    def remember(self, own_game: dict[str, Any], legal_json: bytes, prompts: tuple[str | None, str | None]) -> None:
         self.in_game, self.seat, self.drawn = True, own_game["seat"], own_game["drawn"]
         self.hand, self.legal = _encode_json(own_game["hand"]), legal_json
+        self.prompt, self.hint = prompts
 
     def forget(self) -> None:
         self.in_game, self.seat, self.hand, self.drawn, self.legal = False, None, b"", None, b""
+        self.prompt = self.hint = None
 
 
 _NO_LEGAL: Final = b'"legal":[]'

@@ -281,7 +281,7 @@ class Hub:
                 raise _unrestorable(code)
             found = await self.store.load_table(code) if 4 <= len(code) <= 16 and code.isalnum() else None
             if found is None:
-                raise TableError("no_table", f"there is no table {code!r}")
+                raise TableError("no_table", "There is no table with this code; check the code you were given")
             live = self._live.get(code)  # another request may have loaded it meanwhile
             if live is None:
                 if code in self._unrestorable:
@@ -618,7 +618,7 @@ class Hub:
                 subscriber.seats_checked = table.seats_generation
             else:
                 subscriber.seat = None
-                subscriber.send(error_message("kicked", "you no longer hold a seat at this table; you are watching"))
+                subscriber.send(error_message("kicked", "You no longer hold a seat at this table; you are watching"))
         seat = subscriber.seat
         shared = frames.shared
         ack, subscriber.ack = subscriber.ack, None

@@ -14,8 +14,6 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ..session import NAME_LENGTH
-
 __all__ = [
     "PROTOCOL_VERSION",
     "MAX_MESSAGE_BYTES",
@@ -296,13 +294,12 @@ class JoinRequest(BaseModel):
 
 
 _FIELD_RULES: Final = {
-    "name": f"a name must be text of 1 to {NAME_LENGTH} characters",
-    "age": "age must be a whole number from 0 to 150, or left out",
-    "settings": "settings must be a JSON object",
-    "bots": ("bots must be a list of at most 5 entries, each a bot level (easy, normal or hard) or null for an "
-             "open seat"),
+    "name": "Please enter your name",
+    "age": "An age must be a whole number from 0 to 150, or left empty",
+    "settings": "The table's settings did not arrive in a form the server reads",
+    "bots": "Choose each bot's level (easy, normal or hard) or leave the seat open for a friend (at most 5 seats)",
 }
-"""What each request field must be, in the words of the API's documentation (docs/protocol.md)."""
+"""What each request field must be, in plain words for the person who filled the form (docs/protocol.md)."""
 
 
 def request_error_message(errors: Sequence[Any]) -> str:

@@ -47,7 +47,7 @@ from ..engine import (
     own_json,
 )
 from ..engine import events as ev
-from ..narration import MADE_FOR, describe_event
+from ..narration import MADE_FOR, describe_event, describe_hint, describe_pending, explain_refusal
 
 __all__ = ["BOT_LEVELS", "CODE_LENGTH", "NAME_LENGTH", "RESTART_GRACE_SECONDS", "SLOW_LEVELS", "BotTurn", "Phase",
            "SeatKind", "Seat", "TableError", "TableSettings", "Table", "LoggedMove", "display_code", "new_code",
@@ -62,6 +62,7 @@ RESTART_GRACE_SECONDS: Final = 15.0
 """After a restart, how long a table with people waits for them to reconnect before its clocks run again (a
 client's reconnection backoff reaches 10 s): see :meth:`Table.from_json`."""
 _RECENT_IDS: Final = 64
+_SEATS_OPEN: Final = "Fill every seat with a player or a bot first"
 
 
 class TableError(ValueError):
@@ -97,7 +98,8 @@ def _hash_token(token: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class TableSettings:
-    """Everything chosen when a table is opened; validated with messages that name the limits."""
+    """Everything chosen when a table is opened; validated with messages that name the limits in plain words
+    (:data:`SETTING_WORDS`: a refusal never names a field)."""
 
     players: int = 4
     target_score: int = 500
@@ -122,14 +124,15 @@ class TableSettings:
         def number(name: str, low: float, high: float) -> None:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-                raise TableError("bad_settings", f"{name} must be a number from {low:g} to {high:g}, not {value!r}")
+                words, unit = SETTING_WORDS[name]
+                raise TableError("bad_settings", f"{words} must be from {low:g} to {high:g}{unit}")
 
         self.options()  # the engine validates the rule options
         number("turn_seconds", 3, 600)
         number("scepter_min_seconds", 5, 3600)
         number("scepter_max_seconds", 5, 3600)
         if self.scepter_max_seconds < self.scepter_min_seconds:
-            raise TableError("bad_settings", "scepter_max_seconds must not be below scepter_min_seconds")
+            raise TableError("bad_settings", "The longest time before the fanfare must be at least the shortest")
         number("bot_delay_seconds", 0, 30)
         number("next_round_seconds", 0, 600)
         number("grace_seconds", 0, 3600)
@@ -151,8 +154,8 @@ class TableSettings:
                 two_player_reverse_skips=self.two_player_reverse_skips,
                 scepter_turns=None,
             )
-        except RoyalRevengeError as error:
-            raise TableError("bad_settings", str(error)) from None
+        except RoyalRevengeError:
+            raise TableError("bad_settings", _options_refusal(self)) from None
 
     def to_json(self) -> dict[str, Any]:
         # Every field is a plain value, so this equals asdict(self) at a fraction of the cost.
@@ -161,19 +164,45 @@ class TableSettings:
     @classmethod
     def from_json(cls, data: object) -> TableSettings:
         if not isinstance(data, dict):
-            raise TableError("bad_settings", "settings must be a JSON object")
+            raise TableError("bad_settings", "The table's settings did not arrive in a form the server reads")
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(data) - known)
         if unknown:
-            raise TableError("bad_settings",
-                             f"unknown settings: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+            raise TableError("bad_settings", "Some of the settings are not known to this server")
         if not isinstance(data.get("public", False), bool):
             # (checked before the dataclass is made: compiled, its typed field refuses a str with a TypeError)
-            raise TableError("bad_settings", "Choose whether the table is public: true or false")
+            raise TableError("bad_settings", "Choose whether the table is public: yes or no")
         try:
             return cls(**data)
-        except TypeError as error:
-            raise TableError("bad_settings", str(error)) from None
+        except TypeError:
+            raise TableError("bad_settings", "Some of the settings are not known to this server") from None
+
+
+SETTING_WORDS: Final = {
+    "players": ("The number of players", ""),
+    "target_score": ("The target score", " points"),
+    "turn_seconds": ("The time for each decision", " seconds"),
+    "scepter_min_seconds": ("The shortest time before the fanfare", " seconds"),
+    "scepter_max_seconds": ("The longest time before the fanfare", " seconds"),
+    "bot_delay_seconds": ("The bots' pause before they act", " seconds"),
+    "next_round_seconds": ("The pause between rounds", " seconds"),
+    "grace_seconds": ("The time a seat waits for its player to come back", " seconds"),
+    "max_timeouts": ("The number of timed-out decisions before a bot steps in", ""),
+}
+"""Each number setting as a refusal names it, and its unit."""
+
+
+def _options_refusal(settings: TableSettings) -> str:
+    """Why the engine refused a table's rule options, in plain words (the engine's own message names fields)."""
+    players = settings.players
+    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
+        return "A table has 2 to 6 players"
+    target = settings.target_score
+    if isinstance(target, bool) or not isinstance(target, int) or target < 1:
+        return "The target score must be a whole number of points, at least 1"
+    if settings.scoring not in {s.value for s in Scoring}:
+        return "Choose the scoring: " + " or ".join(s.value for s in Scoring)
+    return "Single round and the two-player Reverse must each be on or off"
 
 
 @dataclass(slots=True)
@@ -399,6 +428,12 @@ class Table:
         self._public = PublicJSON()
         """The game's public view, each made from the one before (what did not change is the same object)."""
         self._init_social()
+        self._uno_called: set[int] = set()
+        """Seats that called UNO since they last drew (kept from the events: a restore replays them); the view's
+        ``uno_called`` is those of them that hold one card."""
+        self._prompts: dict[int | None, tuple[str | None, str | None]] = {}
+        self._prompts_key: tuple[int, int, int] = (-1, -1, -1)
+        """Each seat's prompt and hint (:meth:`prompt_view`), valid at one version, game and seats generation."""
 
     # ------------------------------------------------------------------ lobby
 
@@ -418,18 +453,18 @@ class Table:
         self.refuse_if_closed()
         name = _clean_name(name)
         if age is not None and (isinstance(age, bool) or not isinstance(age, int) or not 0 <= age <= 150):
-            raise TableError("bad_request", "age must be a whole number from 0 to 150, or left out")
+            raise TableError("bad_request", "An age must be a whole number from 0 to 150, or left empty")
         if self.phase is not Phase.LOBBY:
-            raise TableError("wrong_phase", "the game has started; watch as a spectator")
+            raise TableError("wrong_phase", "The game has started; you can watch it")
         client_hash = _hash_client(self.code, client) if client is not None else None
         key = _name_key(name)
         for seat in self.seats:
             if client_hash is not None and seat.client_hash == client_hash and seat.kind is SeatKind.HUMAN:
-                raise TableError("already_seated", f"you already have a seat at this table, as {seat.name}; "
+                raise TableError("already_seated", f"You already have a seat at this table, as {seat.name}; "
                                                    "each person may take one seat")
         open_seats = [i for i, seat in enumerate(self.seats) if seat.kind is SeatKind.OPEN]
         if not open_seats:
-            raise TableError("table_full", f"all {len(self.seats)} seats are taken")
+            raise TableError("table_full", f"All {len(self.seats)} seats are taken")
         for seat in self.seats:
             if seat.kind is not SeatKind.OPEN and _name_key(seat.name) == key:
                 raise TableError("name_taken", f"{seat.name} is already at this table; choose another name")
@@ -457,24 +492,25 @@ class Table:
                     seat.token_hash, digest
                 ):
                     return index
-        raise TableError("bad_token", "this seat token is not valid at this table")
+        raise TableError("bad_token", "This seat is not yours at this table (it may have been given to someone else)")
 
     def _host_check(self, token: str | None) -> int:
         seat = self.seat_of(token)
         if seat != self.host:
-            raise TableError("not_host", "only the host may do that")
+            host = self.seats[self.host].name if self.host is not None else ""
+            raise TableError("not_host", f"Only the host{', ' + host + ',' if host else ''} can do that")
         return seat
 
     def add_bot(self, token: str | None, level: str, now: float, seat: int | None = None) -> int:
         """Host: seat a bot of ``level`` in ``seat`` (an open seat), or in the first open seat."""
         self._host_check(token)
         if level not in BOT_LEVELS:
-            raise TableError("bad_request", f"bot level must be one of {', '.join(BOT_LEVELS)}, not {level!r}")
+            raise TableError("bad_request", "Choose a bot level: easy, normal or hard")
         if self.phase is not Phase.LOBBY:
-            raise TableError("wrong_phase", "bots are added before the game starts")
+            raise TableError("wrong_phase", "Bots are added before the game starts")
         open_seats = [i for i, seat in enumerate(self.seats) if seat.kind is SeatKind.OPEN]
         if not open_seats:
-            raise TableError("table_full", f"all {len(self.seats)} seats are taken")
+            raise TableError("table_full", f"All {len(self.seats)} seats are taken")
         index = self._open_seat_for_bot(open_seats, seat)
         self.seats[index] = Seat(SeatKind.BOT, _bot_name(level, index), level=level)
         self._seats_changed()
@@ -499,12 +535,12 @@ class Table:
         """
         host = self._host_check(token)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < len(self.seats):
-            raise TableError("bad_request", f"there is no such seat (this table has {len(self.seats)})")
+            raise TableError("bad_request", "There is no such seat at this table")
         if seat == host:
-            raise TableError("bad_request", "the host cannot remove themselves")
+            raise TableError("bad_request", "As the host you cannot remove yourself")
         current = self.seats[seat]
         if current.kind is SeatKind.OPEN:
-            raise TableError("bad_request", f"seat {seat + 1} is already open")
+            raise TableError("bad_request", "That seat is already open")
         if self.phase is Phase.LOBBY:
             self.seats[seat] = Seat()
             self._seats_changed()
@@ -522,15 +558,15 @@ class Table:
     def start(self, token: str | None, now: float) -> None:
         self._host_check(token)
         if self.phase is not Phase.LOBBY:
-            raise TableError("wrong_phase", "the game has already started")
+            raise TableError("wrong_phase", "The game has already started")
         if any(seat.kind is SeatKind.OPEN for seat in self.seats):
-            raise TableError("seats_open", "fill every seat with a player or a bot first")
+            raise TableError("seats_open", _SEATS_OPEN)
         self._new_game(now)
 
     def rematch(self, token: str | None, now: float) -> None:
         self._host_check(token)
         if self.phase is not Phase.FINISHED:
-            raise TableError("wrong_phase", "a rematch follows a finished game")
+            raise TableError("wrong_phase", "A rematch can start once this game is over")
         self._new_game(now)
 
     def resume(self, token: str | None, record: GameRecord, now: float) -> None:
@@ -543,9 +579,9 @@ class Table:
 
         self._host_check(token)
         if self.phase is not Phase.LOBBY:
-            raise TableError("wrong_phase", "a saved game is resumed before any game starts")
+            raise TableError("wrong_phase", "A saved game can be resumed only before any game starts")
         if any(seat.kind is SeatKind.OPEN for seat in self.seats):
-            raise TableError("seats_open", "fill every seat with a player or a bot first")
+            raise TableError("seats_open", _SEATS_OPEN)
         if record.options != self.settings.options():
             raise TableError("bad_record", "the saved game's rules differ from this table's settings")
         setup: list[ev.Event] = []
@@ -613,6 +649,7 @@ class Table:
         return origin
 
     def _clear_log(self) -> None:
+        self._uno_called.clear()
         self.log.clear()
         self._log_by.clear()
         self._log_base = self._event_no
@@ -647,12 +684,13 @@ class Table:
                 if seen == client_id:
                     return version
         if self.phase is not Phase.PLAYING or self.game is None:
-            raise TableError("wrong_phase", "no game is being played")
+            raise TableError("wrong_phase", "The game has not started yet" if self.phase is Phase.LOBBY
+                             else "The game is over")
         try:
             parsed = Action.parse(action) if isinstance(action, str) else (
                 Action.from_json(action) if isinstance(action, dict) else action)
         except RoyalRevengeError as error:
-            raise TableError("bad_action", str(error)) from None
+            raise TableError("bad_action", str(error)) from None  # (a malformed action: only a forged frame)
         player = self.seats[seat]
         self._apply(seat, parsed, "player", client_id, now)
         if player.timeouts or player.autopilot:
@@ -673,7 +711,11 @@ class Table:
             # (the game's record is made from the table's moves when asked for: see record)
             happened = self.game.state.apply(seat, action)
         except IllegalActionError as error:
-            raise TableError("illegal", str(error)) from None
+            if seat is None:
+                raise TableError("illegal", str(error)) from None
+            state = self.game.state
+            raise TableError("illegal", explain_refusal(state.observe(seat), action, state.legal_actions(seat),
+                                                        self._name)) from None
         self._changed(now)
         notation = str(action) if seat is None else f"{seat}:{action}"  # (str(Move(seat, action)))
         self.moves.append(notation, by, client_id, now, self.version)
@@ -695,10 +737,17 @@ class Table:
         """Log a move's events; when the table made the move for the person in ``seat`` (``by``: ``timeout``,
         ``autopilot``), the event that records their decision is marked so."""
         marked = _made_for(happened, seat, by)
+        called = self._uno_called
         for index, event in enumerate(happened):
             self._event_no += 1
             self.log.append(event)
             self._log_by.append(by if index == marked else None)
+            if isinstance(event, ev.UnoCalled):
+                called.add(event.seat)
+            elif isinstance(event, (ev.Drew, ev.Caught)):
+                called.discard(event.seat)
+            elif isinstance(event, ev.RoundStarted):
+                called.clear()
 
     def _changed(self, now: float) -> None:
         self.version += 1
@@ -888,6 +937,7 @@ class Table:
             game.update(self.own_game_view(seat))
             data["game"] = game
             data["legal"] = self.legal_view(seat)
+            data["prompt"], data["hint"] = self.prompt_view(seat)
         data["log"] = self.log_view(seat, log_after)
         if not share:
             data = copy.deepcopy(data)
@@ -912,11 +962,15 @@ class Table:
             "settings": self._settings_shared(),
             "seats": self._seats_shared(),
             "game_no": self.game_no,
+            "prompt": None,
+            "hint": None,
         }
         if self.game is not None:
             data["game"] = self._public.of(self.game.state)
             data["legal"] = []
             data["decision_deadline"] = self.deadlines.decision
+            data["next_round_deadline"] = self.deadlines.next_round
+            data["uno_called"] = self.uno_called()
         data.update(self._social_view())
         self._shared_json = data
         self._shared_version, self._shared_game_no, self._shared_moves = self.version, self.game_no, len(self.moves)
@@ -933,6 +987,34 @@ class Table:
         if self.game is None:
             return {"seat": None, "hand": [], "drawn": None}
         return own_json(self.game.state, seat)
+
+    def uno_called(self) -> list[int]:
+        """The seats that called UNO and hold one card now."""
+        if self.game is None or not self._uno_called:
+            return []
+        hands = self.game.state.hands
+        return sorted(seat for seat in self._uno_called if len(hands[seat]) == 1)
+
+    def prompt_view(self, seat: int | None) -> tuple[str | None, str | None]:
+        """The view's ``prompt`` and ``hint`` for ``seat`` (``None``: a spectator): who must decide what, and a
+        teaching sentence when one matters (:func:`~royal_revenge.narration.describe_pending`, ``describe_hint``).
+
+        The shared view holds ``None`` for both; each seat's own are laid over it, like ``legal``.
+        """
+        if self.game is None:
+            return None, None
+        key = (self.version, self.game_no, self.seats_generation)
+        prompts = self._prompts
+        if key != self._prompts_key:
+            prompts.clear()
+            self._prompts_key = key
+        cached = prompts.get(seat)
+        if cached is None:
+            state = self.game.state
+            observer = seat if seat is not None and 0 <= seat < state.players else None
+            observation = state.observe(observer)
+            cached = prompts[seat] = (describe_pending(observation, self._name), describe_hint(observation, self._name))
+        return cached
 
     def legal_view(self, seat: int | None) -> list[dict[str, Any]]:
         """The actions ``seat`` may take now, as JSON (none for a spectator or between games)."""
@@ -1479,15 +1561,17 @@ def display_code(code: str) -> str:
 def _clean_name(name: object) -> str:
     """A person's name as shown: trimmed, inner spaces collapsed; refused in plain words if it is not fit to show."""
     if not isinstance(name, str):
-        raise TableError("bad_request", "a name must be text")
+        raise TableError("bad_request", "Please enter your name")
     cleaned = unicodedata.normalize("NFC", name).strip()
     if any(unicodedata.category(char) in _HIDDEN_CATEGORIES or char in _BLANKS for char in cleaned):
-        raise TableError("bad_request", "a name must not contain invisible or control characters")
+        raise TableError("bad_request", "A name must not contain invisible or control characters")
     cleaned = " ".join(cleaned.split())  # (runs of spaces, no-break spaces included, become one space)
-    if not 1 <= len(cleaned) <= NAME_LENGTH:
-        raise TableError("bad_request", f"a name must have 1 to {NAME_LENGTH} characters")
+    if not cleaned:
+        raise TableError("bad_request", "Please enter your name")
+    if len(cleaned) > NAME_LENGTH:
+        raise TableError("bad_request", f"A name may have at most {NAME_LENGTH} characters")
     if not any(unicodedata.category(char)[0] in "LNPS" for char in cleaned):
-        raise TableError("bad_request", "a name must have a letter, a digit or a symbol that can be seen")
+        raise TableError("bad_request", "A name must have a letter, a digit or a symbol that can be seen")
     if _BOT_NAME.fullmatch(_name_key(cleaned)):
         raise TableError("bad_request", f"{cleaned} is a name kept for the table's bots; choose another name")
     return cleaned

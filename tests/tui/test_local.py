@@ -275,7 +275,8 @@ async def test_the_settings_screen_starts_a_game_and_names_a_bad_field() -> None
         screen.query_one("#target", Input).value = "0"
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert "The target score must be a whole number of points, at least 1" in str(screen.query_one("#settings-error").render())
+        error = str(screen.query_one("#settings-error").render())
+        assert "The target score must be a whole number of points, at least 1" in error
         screen.query_one("#target", Input).value = "200"
         screen.query_one("#player-count", Select).value = 2
         screen.query_one("#bot-0", Select).value = "normal"

@@ -27,7 +27,7 @@ from royal_revenge.engine import (
     Play,
 )
 from royal_revenge.engine.position import position
-from royal_revenge.narration import describe_hint, describe_pending, explain_refusal
+from royal_revenge.narration import card_words, describe_hint, describe_pending, explain_refusal
 from royal_revenge.session import Phase, SeatKind, Table, TableError, TableSettings
 
 NAMES = ["Ann", "Bob", "Cy"]
@@ -425,3 +425,38 @@ def test_a_refusal_at_a_live_table_uses_the_narrations_words() -> None:
     assert (refused.value.code, str(refused.value)) == (
         "illegal", f"King {NAMES[king]} is choosing who wears the Jester Hat")
     assert table.seats[other].kind is SeatKind.HUMAN
+
+
+def test_log_entries_name_the_seats_they_happen_to() -> None:
+    """Each log entry about a seat carries it (``seat``, ``from``, a draw's ``count``), as the event has it, for
+    everyone: a client animates the move from these, never from the sentence."""
+    from royal_revenge.session.table import _LOG_SEATS
+
+    table = Table.open(TableSettings(players=3, single_round=True), seed=11,
+                       agent_factory=lambda level, seed: RandomAgent(seed))
+    ann = table.join("Ann", None, 0.0)[1]
+    for level in ("easy", "easy"):
+        table.add_bot(ann, level, 0.0)
+    table.start(ann, 0.0)
+    now = 0.0
+    while table.phase is Phase.PLAYING:
+        deadline = table.next_deadline()
+        assert deadline is not None
+        now = deadline
+        table.tick(now)
+    by_name = {kind.__name__: fields for kind, fields in _LOG_SEATS.items()}
+    seen: dict[str, int] = {}
+    for viewer in (None, 0, 1):
+        for entry in table.log_view(viewer):
+            fields = by_name.get(entry["kind"])
+            if fields is None:
+                assert "seat" not in entry
+                continue
+            seen[entry["kind"]] = seen.get(entry["kind"], 0) + 1
+            assert isinstance(entry["seat"], int) and 0 <= entry["seat"] < 3
+            assert ("from" in entry) == (fields[1] is not None)
+            assert ("count" in entry) == (entry["kind"] == "Drew")
+            if entry["kind"] == "Played":
+                assert table.seats[entry["seat"]].name in entry["text"]
+                assert card_words(Card.parse(entry["card"])) in entry["text"]
+    assert {"Played", "Drew"} <= set(seen)

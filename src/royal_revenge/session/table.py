@@ -1111,8 +1111,10 @@ class Table:
         hidden = ev.hides(event, seat)
         text = describe_event(ev.redact([event], seat)[0] if hidden else event, self._name, by)
         entry = None if text is None else {"n": number, "kind": type(event).__name__, "text": text}
-        if entry is not None and by is not None:
-            entry["by"] = by
+        if entry is not None:
+            entry.update(_log_facts(event))
+            if by is not None:
+                entry["by"] = by
         self._narrated[1 if hidden else 0][number] = entry
         return entry
 
@@ -1575,6 +1577,38 @@ def _clean_name(name: object) -> str:
     if _BOT_NAME.fullmatch(_name_key(cleaned)):
         raise TableError("bad_request", f"{cleaned} is a name kept for the table's bots; choose another name")
     return cleaned
+
+
+_LOG_SEATS: Final[dict[type, tuple[str, str | None]]] = {
+    ev.Played: ("seat", None), ev.Drew: ("seat", None), ev.Kept: ("seat", None), ev.Passed: ("seat", None),
+    ev.Skipped: ("seat", None), ev.UnoCalled: ("seat", None), ev.Caught: ("seat", "catcher"),
+    ev.ColourChosen: ("king", None), ev.VictimChosen: ("victim", "king"), ev.JesterChosen: ("jester", "king"),
+    ev.CrownPassed: ("new_king", "old_king"), ev.RoundEnded: ("winner", None),
+}
+"""For each kind of event, the field naming the seat it happens to (the log entry's ``seat``) and the one naming
+the seat it comes from (``from``), so that a client can animate it without reading the sentence."""
+
+
+def _log_seats(event: ev.Event) -> dict[str, int]:
+    """A log entry's ``seat`` and ``from`` (and a draw's ``count``) for ``event``."""
+    fields = _LOG_SEATS.get(type(event))
+    if fields is None:
+        return {}
+    subject, source = fields
+    seats = {"seat": getattr(event, subject)}
+    if source is not None:
+        seats["from"] = getattr(event, source)
+    if isinstance(event, ev.Drew):
+        seats["count"] = event.count
+    return seats
+
+
+def _log_facts(event: ev.Event) -> dict[str, Any]:
+    """A log entry's public facts besides its sentence: its seats (:func:`_log_seats`) and a played card."""
+    facts: dict[str, Any] = _log_seats(event)
+    if isinstance(event, ev.Played):
+        facts["card"] = str(event.card)
+    return facts
 
 
 def _hash_client(code: str, client: str) -> str:

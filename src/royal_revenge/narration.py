@@ -26,7 +26,7 @@ from .engine import (
     Play,
 )
 from .engine import events as ev
-from .engine.cards import ALL_CARDS
+from .engine.cards import ALL_CARDS, is_playable
 
 __all__ = ["MADE_FOR", "card_words", "describe_event", "describe_hint", "describe_pending", "explain_refusal"]
 
@@ -204,6 +204,8 @@ def describe_pending(observation: Observation, name: Name) -> str:
     if kind is Decision.DRAWN:
         drawn = observation.drawn
         if mine and drawn is not None:
+            if not is_playable(drawn, observation.top, observation.active_colour):
+                return f"You drew the {_CARD_WORDS[drawn]}: it does not match, so keep it"
             return f"Play the {_CARD_WORDS[drawn]} you drew, or keep it"
         return "Play the card you drew, or keep it" if mine else f"{name(seat)} may play the card they drew, or keep it"
     what = _CHOOSING[kind]

@@ -76,10 +76,10 @@ def _new_round_jester() -> GameState:
                     decision=Decision.JESTER, decider=CY)
 
 
-def _drawn() -> GameState:
-    """Bob drew a yellow 5 and decides whether to play it."""
-    return position(hands=["R1 G3", "R3 R4 Y5", "B2 B5"], discard="R2 R7", draw="G8", king=CY, jester=ANN,
-                    current=BOB, decision=Decision.DRAWN, decider=BOB, drawn="Y5")
+def _drawn(card: str = "R5") -> GameState:
+    """Bob drew ``card`` on a red 7 and decides whether to play it."""
+    return position(hands=["R1 G3", f"R3 R4 {card}", "B2 B5"], discard="R2 R7", draw="G8", king=CY, jester=ANN,
+                    current=BOB, decision=Decision.DRAWN, decider=BOB, drawn=card)
 
 
 def _ended(single_round: bool) -> GameState:
@@ -100,8 +100,10 @@ def test_the_prompt_says_whose_turn_it_is() -> None:
 
 def test_the_prompt_names_the_card_just_drawn_only_to_its_drawer() -> None:
     state = _drawn()
-    assert _prompt(state, BOB) == "Play the yellow 5 you drew, or keep it"
+    assert _prompt(state, BOB) == "Play the red 5 you drew, or keep it"
     assert _prompt(state, ANN) == _prompt(state, None) == "Bob may play the card they drew, or keep it"
+    unplayable = _drawn("Y5")  # (the digital game keeps a drawn card that does not match: it is offered no play)
+    assert _prompt(unplayable, BOB) == "You drew the yellow 5: it does not match, so keep it"
 
 
 @pytest.mark.parametrize(("scenario", "what"), [
@@ -176,7 +178,7 @@ REFUSALS: list[tuple[str, Callable[[], GameState], int, AnyAction, str]] = [
     ("a King's choice on a turn", _turn, BOB, ChooseColour(Colour.RED), "It's your turn: play a card or draw"),
     ("another card after drawing", _drawn, BOB, play("R3"), "You already drew: play the card you drew or keep it"),
     ("a second draw", _drawn, BOB, DRAW, "You already drew: play the card you drew or keep it"),
-    ("the drawn card that does not match", _drawn, BOB, play("Y5"),
+    ("the drawn card that does not match", lambda: _drawn("Y5"), BOB, play("Y5"),
      "The yellow 5 you drew doesn't match the red 7 on the pile: keep it"),
     ("while another decides about a drawn card", _drawn, ANN, play("R1"),
      "It's Bob's turn: they are deciding about the card they drew"),

@@ -1,0 +1,130 @@
+"""The new browser game (web/next.html, the Preact bundle of web/src) in Debian's Chromium against a real server.
+
+A scripted "person" reads only what the page shows (the royal chooser, the playable cards, the buttons) and
+clicks, as a player would. The page is `/static/next.html` until it replaces the first page.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.timeout(240)
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = "/static/next.html"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def bundle() -> None:
+    """The bundle the page loads, built from the sources (web/dist is not in git)."""
+    subprocess.run(["npm", "run", "-s", "build"], cwd=ROOT, check=True, capture_output=True)
+
+
+@pytest.fixture
+def pages(browser: Any) -> Iterator[Any]:
+    """Makes pages in fresh browser contexts (the tour already seen); checks they logged no errors."""
+    made: list[tuple[Any, list[str]]] = []
+
+    def make(width: int = 1280, height: int = 800, *, toured: bool = True) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        if toured:
+            context.add_init_script("localStorage.setItem('rr.toured', 'true')")
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.set_default_timeout(20_000)
+        page.errors = errors
+        made.append((page, errors))
+        return page
+
+    yield make
+    for page, errors in made:
+        real = [e for e in errors if "Failed to load resource" not in e or "404" not in e]
+        page.context.close()
+        assert real == [], f"console errors: {real}"
+
+
+def api(url: str, method: str = "GET", body: Any = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def view(page: Any) -> Any:
+    return page.evaluate("window.rr.view")
+
+
+def version(page: Any) -> int:
+    return int(page.evaluate("window.rr.view ? window.rr.view.version : -1"))
+
+
+def fill_start(page: Any, url: str, name: str = "Ann", *, pace: str = "0", single: bool = True) -> None:
+    page.goto(url + PAGE)
+    page.fill("#name", name)
+    page.fill("#age", "7")
+    page.click("summary")
+    page.fill("#opt-bot-delay", pace)
+    page.fill("#opt-turn", "120")
+    if single:
+        page.check("#opt-single-round")
+
+
+def test_play_bots_opens_a_started_table_in_one_click(pages: Any, server_url: str) -> None:
+    page = pages()
+    fill_start(page, server_url, pace="1")
+    page.click("#btn-play-bots")
+    page.wait_for_selector("#table")
+    current = view(page)
+    assert current["phase"] == "playing"
+    assert [s["kind"] for s in current["seats"]] == ["human", "bot", "bot", "bot"]
+    assert "?t=" in page.url
+
+
+def test_lobby_with_a_friend_seat_join_and_start(pages: Any, server_url: str) -> None:
+    host = pages()
+    fill_start(host, server_url)
+    host.select_option("#players", "3")
+    selects = host.locator("select.seat-choice")
+    assert selects.count() == 2
+    selects.nth(0).select_option("easy")
+    selects.nth(1).select_option("friend")
+    host.click("#btn-create")
+    host.wait_for_selector("#lobby")
+    code = host.inner_text("#share-code").replace("-", "")
+    seats = view(host)["seats"]
+    assert [s["kind"] for s in seats] == ["human", "bot", "open"]
+    assert host.locator("#btn-start").is_disabled()
+
+    guest = pages(390, 844)
+    guest.goto(server_url + PAGE)
+    guest.fill("#name", "Bob")
+    guest.fill("#join-code", code.lower())
+    guest.click("#btn-join")
+    guest.wait_for_selector("#lobby #waiting-host")
+    assert guest.locator("#btn-start").count() == 0
+    host.wait_for_selector("#btn-start:not([disabled])")
+    host.click("#btn-start")
+    host.wait_for_selector("#table")
+    guest.wait_for_selector("#table")
+
+
+def test_unknown_code_shows_not_found(pages: Any, server_url: str) -> None:
+    page = pages()
+    page.goto(server_url + PAGE + "?t=ZZZZZZZZZZ&watch=1")
+    page.wait_for_selector("#not-found")
+    page.click("#btn-home")
+    page.wait_for_selector("#btn-play-bots")
+    page.fill("#name", "Cy")
+    page.fill("#join-code", "YYYYYYYYYY")
+    page.click("#btn-join")
+    page.wait_for_selector("#not-found")

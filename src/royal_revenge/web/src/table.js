@@ -1,8 +1,282 @@
 // @ts-check
+/**
+ * The table: an oval of felt with the seats around it in play order (you at the bottom), the draw pile and
+ * the discard in the middle with the colour in force, your hand along the bottom, the King's chooser above it,
+ * the action buttons, the prompt, notices, the log and the chat.
+ */
 import { h } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
 import htm from "htm";
+import { CardBack, CardFace, COLOURS, Shape, cardName, colourName } from "./cards.js";
+import { Hand } from "./hand.js";
+import { RoyalChooser } from "./royal.js";
+import { Results } from "./results.js";
+import { legalOf, seatName } from "./state.js";
+import { session, act, send, host, serverNow, useSession } from "./session.js";
+import { prefs, usePrefs } from "./settings.js";
+
 const html = htm.bind(h);
-/** @param {{view: import("./state.js").View, chat: any, onLeave: () => void}} props */
-export function Table({ view, onLeave }) {
-  return html`<main id="table"><p>${view.phase}</p><button id="btn-leave" onClick=${onLeave}>Leave</button></main>`;
+
+/** @typedef {import("./state.js").View} View */
+/** @typedef {import("./state.js").Game} Game */
+
+const ROYAL = new Set(["colour", "victim", "jester"]);
+
+/** What the pending decision is, in words (used when the server sends no `prompt`). @param {View} view */
+export function fallbackPrompt(view) {
+  const game = view.game;
+  if (!game) return "";
+  const { kind, seat } = game.pending;
+  const mine = seat !== null && seat === view.you;
+  const who = seatName(view, seat);
+  if (kind === "round_over") return "Round over";
+  if (kind === "game_over") return "Game over";
+  if (kind === "turn") return mine ? "Your turn: play a card or draw" : `${who}'s turn`;
+  if (kind === "drawn") return mine ? "Play the card you drew, or keep it" : `${who} drew a card`;
+  if (kind === "colour") return mine ? "You are the King: choose the colour" : `King ${who} is choosing the colour`;
+  if (kind === "victim") return mine ? "You are the King: choose who draws one card (King's Choice)" : `King ${who} is choosing who draws one card`;
+  if (kind === "jester") return mine ? "You are the King: choose who wears the Jester Hat" : `King ${who} is choosing who wears the Jester Hat`;
+  return "";
 }
+
+/** Whether a seat has called UNO (the server's `uno_called` when present). @param {View} view @param {number} seat */
+function calledUno(view, seat) {
+  const game = /** @type {Game} */ (view.game);
+  if (Array.isArray(view.uno_called)) return view.uno_called.includes(seat);
+  return game.hand_sizes[seat] === 1 && game.uno_seat !== seat;
+}
+
+/** The position of the seat `rel` places after yours, in % of the table (you at the bottom, play order clockwise). */
+function position(/** @type {number} */ rel, /** @type {number} */ count) {
+  const angle = Math.PI / 2 + (rel * 2 * Math.PI) / count;
+  return { x: 50 + 44 * Math.cos(angle), y: 50 + 41 * Math.sin(angle) };
+}
+
+/** A countdown ring. @param {{left: number, total: number}} props */
+function Ring({ left, total }) {
+  const r = 30;
+  const c = 2 * Math.PI * r;
+  const frac = Math.max(0, Math.min(1, total > 0 ? left / total : 0));
+  return html`<svg class=${`ring${left < 6 ? " low" : ""}`} viewBox="0 0 68 68" aria-hidden="true">
+    <circle cx="34" cy="34" r=${r} fill="none" stroke="#ffffff30" stroke-width="5" />
+    <circle cx="34" cy="34" r=${r} fill="none" stroke="currentColor" stroke-width="5" stroke-linecap="round"
+      stroke-dasharray=${c} stroke-dashoffset=${c * (1 - frac)} transform="rotate(-90 34 34)" /></svg>`;
+}
+
+/** The Crown and the Jester Hat as small pictures. */
+export const CROWN = html`<svg class="crown-icon" viewBox="0 0 24 18" aria-hidden="true"><polygon
+  points="2,16 2,5 7,10 12,2 17,10 22,5 22,16" fill="#ffd54f" stroke="#5a4100" stroke-width="1.3" stroke-linejoin="round" />
+  <circle cx="12" cy="2.5" r="1.6" fill="#e53935" /></svg>`;
+const HAT = html`<svg class="hat-icon" viewBox="0 0 26 18" aria-hidden="true"><path
+  d="M4 16 Q4 8 1 4 Q8 6 13 11 Q18 6 25 4 Q22 8 22 16 Z" fill="#8e24aa" stroke="#2b0a36" stroke-width="1.2" />
+  <circle cx="1.5" cy="4" r="1.8" fill="#ffd54f" /><circle cx="24.5" cy="4" r="1.8" fill="#ffd54f" /></svg>`;
+
+/**
+ * One seat round the table.
+ * @param {{view: View, seat: number, rel: number, next: boolean, left: number | null, catchable: any, bubble: string | null}} props
+ */
+function SeatView({ view, seat, rel, next, left, catchable, bubble }) {
+  const game = /** @type {Game} */ (view.game);
+  const info = view.seats[seat];
+  const name = seatName(view, seat);
+  const count = game.hand_sizes[seat] || 0;
+  const pos = position(rel, view.seats.length);
+  const deciding = game.pending.seat === seat;
+  const king = game.king === seat;
+  const jester = game.jester === seat;
+  const uno = calledUno(view, seat);
+  const classes = ["seat", deciding ? "current" : "", seat === view.you ? "you" : "", king ? "king" : "", jester ? "jester" : "",
+    next ? "next" : "", rel === 0 ? "bottom" : pos.y < 35 ? "top" : "side"].filter(Boolean).join(" ");
+  const backs = Math.min(count, 7);
+  const label = `${name}${seat === view.you ? " (you)" : ""}: ${count} card${count === 1 ? "" : "s"}, ${game.scores[seat]} points` +
+    `${king ? ", the King" : ""}${jester ? ", wears the Jester Hat" : ""}${uno ? ", called UNO" : ""}${deciding ? ", deciding" : ""}`;
+  return html`
+    <div class=${classes} data-seat=${seat} style=${`left:${pos.x}%; top:${pos.y}%`} aria-label=${label} role="group">
+      <div class="avatar-wrap">
+        ${deciding && left !== null && html`<${Ring} left=${left} total=${view.settings.turn_seconds || 30} />`}
+        <div class="avatar" aria-hidden="true">${(name || "?").slice(0, 1).toUpperCase()}</div>
+        ${king && html`<span class="royal-mark crown-mark" title="King">${CROWN}</span>`}
+        ${jester && html`<span class="royal-mark hat-mark" title="Jester">${HAT}</span>`}
+        ${uno && html`<span class="uno-mark">UNO</span>`}
+        ${deciding && left !== null && html`<span class="clock" aria-hidden="true">${Math.ceil(left)}</span>`}
+        ${catchable && html`<button type="button" class="catch" data-seat=${seat} onClick=${() => act(catchable)}
+          aria-label=${`Catch ${name}: they did not call UNO`}>Catch!</button>`}
+        ${bubble && html`<span class="bubble" aria-hidden="true">${bubble}</span>`}
+      </div>
+      <div class="seat-name">${name}${seat === view.you ? " (you)" : ""}</div>
+      <div class="seat-info">
+        ${seat !== view.you && html`<span class="fan" aria-hidden="true">${Array.from({ length: backs }, (_, i) => html`
+          <span key=${i} class="back" style=${`--i:${i - (backs - 1) / 2}`}><${CardBack} size=${30} /></span>`)}</span>`}
+        <span class="count">${count}</span><span class="score">★ ${game.scores[seat]}</span>
+        ${info.kind === "bot" && html`<span class="tag">bot</span>`}
+        ${info.autopilot && html`<span class="tag">bot playing</span>`}
+        ${info.kind === "human" && info.connected === false && html`<span class="tag off">offline</span>`}
+      </div>
+    </div>`;
+}
+
+/** @param {{view: View, chat: any, onLeave: () => void}} props */
+export function Table({ view, chat, onLeave }) {
+  useSession();
+  const p = usePrefs();
+  const [, setTick] = useState(0);
+  const [armed, setArmed] = useState(false);
+  const [panel, setPanel] = useState(/** @type {'log' | 'chat'} */ ("log"));
+  const [compact, setCompact] = useState(() => window.innerWidth < 768);
+  const liveRef = useRef(/** @type {string} */ (""));
+  useEffect(() => {
+    const timer = setInterval(() => setTick((t) => t + 1), 250);
+    const resize = () => setCompact(window.innerWidth < 768);
+    window.addEventListener("resize", resize);
+    return () => { clearInterval(timer); window.removeEventListener("resize", resize); };
+  }, []);
+  const game = view.game;
+  // The call is for the next play: a new hand size (a play, a draw) disarms it.
+  const handSize = game ? game.hand.length : 0;
+  useEffect(() => { if (armed && handSize !== 2) setArmed(false); }, [handSize]);
+  if (!game) return html`<main id="table" class="table-page"><p>Dealing…</p></main>`;
+
+  const count = view.seats.length;
+  const bottom = view.you !== null ? view.you : 0;
+  const pending = game.pending;
+  const mine = pending.seat !== null && pending.seat === view.you;
+  const legal = view.legal || [];
+  const plays = legalOf(view, "play");
+  const playable = new Set(plays.map((a) => a.card));
+  const canDraw = legalOf(view, "draw")[0];
+  const canKeep = legalOf(view, "keep")[0];
+  const callUno = legalOf(view, "uno")[0];
+  const unoPossible = !!callUno || plays.some((a) => a.uno);
+  const catches = legalOf(view, "catch");
+  const nextSeat = game.current !== null && pending.kind === "turn" ? null : null;
+  const following = (/** @type {number} */ from) => ((from + game.direction) % count + count) % count;
+  const nextOfCurrent = game.current !== null ? following(game.current) : null;
+  void nextSeat;
+  const left = view.decision_deadline ? Math.max(0, view.decision_deadline - serverNow()) : null;
+  const now = serverNow();
+  /** @type {Record<number, string>} */
+  const bubbles = {};
+  for (const line of (view.chat || []).slice(-6)) {
+    if (line.seat !== null && line.at && now - line.at < 5) bubbles[line.seat] = line.text.length > 40 ? `${line.text.slice(0, 38)}…` : line.text;
+  }
+  const prompt = view.prompt || fallbackPrompt(view);
+  const notice = session.notice ? session.notice.text : view.hint || "";
+  const noticeKind = session.notice ? session.notice.kind : "hint";
+  const log = view.log || [];
+  const latest = log.length ? log[log.length - 1].text : "";
+  liveRef.current = latest;
+  const over = view.phase === "finished" || pending.kind === "round_over" || pending.kind === "game_over";
+
+  /** @param {string} card */
+  function play(card) {
+    const options = plays.filter((a) => a.card === card);
+    if (!options.length) {
+      session.notice = { text: mine ? `${cardName(card)} cannot be played now` : prompt, kind: "error", at: Date.now() };
+      session.changed();
+      return;
+    }
+    const wantUno = armed || prefs.unoAssist;
+    const choice = options.find((a) => !!a.uno === wantUno) || options.find((a) => !a.uno) || options[0];
+    setArmed(false);
+    act(choice);
+  }
+
+  function pressUno() {
+    if (callUno) { act(callUno); return; }
+    if (plays.some((a) => a.uno)) setArmed(!armed);
+  }
+
+  function cycleSort() {
+    const order = /** @type {const} */ (["colour", "number", "none"]);
+    prefs.set({ sort: order[(order.indexOf(p.sort) + 1) % order.length] });
+  }
+
+  /** @param {KeyboardEvent} event */
+  function onKey(event) {
+    const target = /** @type {HTMLElement} */ (event.target);
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
+    if (event.key === "d" && canDraw) act(canDraw);
+    else if (event.key === "k" && canKeep) act(canKeep);
+    else if (event.key === "u") pressUno();
+  }
+
+  const colour = game.active_colour ? COLOURS[game.active_colour] : null;
+  const topName = cardName(game.top);
+  const royalLegal = mine && ROYAL.has(pending.kind) ? legalOf(view, pending.kind) : [];
+
+  return html`
+    <main id="table" class=${`table-page${compact ? " compact" : ""}`} onKeyDown=${onKey}>
+      <div class="table-main">
+        <div id="prompt" class=${`prompt${mine ? " mine" : ""}`}>${prompt}</div>
+        <div class="felt-wrap">
+          <div class="felt" aria-label="The table" role="region">
+            <svg class=${`direction dir-${game.direction === 1 ? "cw" : "ccw"}`} viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true">
+              <defs><marker id="arrow-head" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse">
+                <path d="M0 0 L10 5 L0 10 z" fill="#ffffff70" /></marker></defs>
+              ${[0, 1, 2, 3].map((i) => {
+                const a0 = (i * Math.PI) / 2 + 0.35;
+                const a1 = a0 + 0.9;
+                const pt = (/** @type {number} */ a) => `${50 + 30 * Math.cos(a)} ${50 + 27 * Math.sin(a)}`;
+                const d = game.direction === 1 ? `M${pt(a0)} A30 27 0 0 1 ${pt(a1)}` : `M${pt(a1)} A30 27 0 0 0 ${pt(a0)}`;
+                return html`<path key=${i} d=${d} fill="none" stroke="#ffffff50" stroke-width="1.2" marker-end="url(#arrow-head)"
+                  vector-effect="non-scaling-stroke" />`;
+              })}
+            </svg>
+            <div class="centre">
+              <button id="draw-pile" type="button" class=${`draw-pile${canDraw ? " can" : ""}${canDraw && !plays.length ? " only" : ""}`}
+                disabled=${!canDraw} aria-label=${`Draw a card (${game.draw_pile_size} left)`} onClick=${() => canDraw && act(canDraw)}>
+                <${CardBack} size=${compact ? 78 : 104} /><span class="pile-count">${game.draw_pile_size}</span></button>
+              <div id="pile" class="pile" style=${`--active:${colour ? colour.fill : "#888"}`}
+                aria-label=${`On the pile: ${topName}${colour ? `, colour ${colour.name}` : ""}`}>
+                <div class="card" data-card=${game.top} role="img" aria-label=${topName}><${CardFace} card=${game.top} size=${compact ? 78 : 104} /></div>
+                <div class="active-colour">${colour
+                  ? html`<svg viewBox="0 0 20 20" width="16" height="16" aria-hidden="true">
+                      <circle cx="10" cy="10" r="9" fill=${colour.fill} stroke="#fff" />${Shape(/** @type {string} */ (game.active_colour), 10, 10, 4.5)}</svg>
+                      <span>${colour.name}</span>`
+                  : html`<span>colour being chosen</span>`}</div>
+              </div>
+            </div>
+            <span class="dir-label">${game.direction === 1 ? "↻ clockwise" : "↺ anticlockwise"} · round ${game.round_no}</span>
+          </div>
+          ${view.seats.map((_, seat) => {
+            const rel = ((seat - bottom) % count + count) % count;
+            const catchable = catches.find((a) => a.seat === seat);
+            return html`<${SeatView} key=${seat} view=${view} seat=${seat} rel=${rel} next=${nextOfCurrent === seat}
+              left=${pending.seat === seat ? left : null} catchable=${catchable} bubble=${bubbles[seat] || null} />`;
+          })}
+        </div>
+        ${notice && html`<p id="notice" class=${`notice ${noticeKind}`} role="status">${notice}</p>`}
+        ${royalLegal.length > 0 && html`<${RoyalChooser} view=${view} kind=${pending.kind} legal=${royalLegal}
+          onChoose=${(/** @type {any} */ a) => act(a)} />`}
+        ${view.you !== null && html`
+          <div class="hand-area">
+            <div class="actions">
+              <button id="btn-draw" type="button" disabled=${!canDraw} onClick=${() => canDraw && act(canDraw)}>Draw</button>
+              <button id="btn-keep" type="button" hidden=${!canKeep} onClick=${() => canKeep && act(canKeep)}>Keep</button>
+              <button id="btn-uno" type="button" class=${`uno${armed ? " armed" : ""}`} disabled=${!unoPossible}
+                aria-pressed=${armed ? "true" : "false"} onClick=${pressUno}>${armed ? "UNO! (armed)" : "UNO!"}</button>
+              <button id="btn-sort" type="button" class="small" onClick=${cycleSort}
+                aria-label=${`Sort the hand (now: ${p.sort === "none" ? "as dealt" : `by ${p.sort}`})`}>Sort: ${p.sort === "none" ? "as dealt" : p.sort}</button>
+            </div>
+            <div class="hand-scroll">
+              <${Hand} hand=${game.hand} playable=${playable} drawn=${game.drawn} sort=${p.sort} compact=${compact} onPlay=${play} />
+            </div>
+          </div>`}
+        ${view.you === null && html`<p class="watching muted">You are watching this table.</p>`}
+      </div>
+      <aside class="side panel">
+        <div class="tabs" role="tablist">
+          <button type="button" role="tab" aria-selected=${panel === "log"} onClick=${() => setPanel("log")}>Moves</button>
+          <button type="button" role="tab" aria-selected=${panel === "chat"} onClick=${() => setPanel("chat")}>Chat</button>
+          <button id="btn-leave" type="button" class="small" onClick=${onLeave}>${view.you === null ? "Stop watching" : "Leave"}</button>
+        </div>
+        <ol id="log" class="log" hidden=${panel !== "log" && compact} aria-label="What happened">
+          ${log.slice(-40).reverse().map((entry) => html`<li key=${entry.n} class=${`log-${entry.kind}`}>${entry.text}</li>`)}
+        </ol>
+        <div class="chat-wrap" hidden=${panel !== "chat" && compact}>${chat}</div>
+      </aside>
+      <div id="live" class="visually-hidden" aria-live="polite">${latest}</div>
+      ${over && html`<${Results} view=${view} />`}
+    </main>`;
+}
+void send; void host; void colourName;

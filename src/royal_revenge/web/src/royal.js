@@ -1,0 +1,42 @@
+// @ts-check
+/**
+ * The King's chooser: the colour after a Wild, the victim of a King's Choice, the next Jester. A sheet above
+ * the hand (it never covers the hand), shown only to the King when the decision is theirs.
+ */
+import { h } from "preact";
+import htm from "htm";
+import { COLOURS, Shape } from "./cards.js";
+import { seatName } from "./state.js";
+
+const html = htm.bind(h);
+
+/**
+ * @param {{view: import("./state.js").View, kind: string, legal: any[], onChoose: (action: any) => void}} props
+ */
+export function RoyalChooser({ view, kind, legal, onChoose }) {
+  const game = /** @type {import("./state.js").Game} */ (view.game);
+  const title = kind === "colour" ? "You are the King: choose the colour"
+    : kind === "victim" ? "You are the King: choose who draws one card"
+      : "You are the King: choose who wears the Jester Hat";
+  const help = kind === "colour" ? "The Wild takes the colour you name."
+    : kind === "victim" ? "King's Choice: anyone, yourself included, draws one card."
+      : "The Jester draws one card for every Jester card played.";
+  return html`
+    <section id="royal" class=${`royal-sheet ${kind}`} role="region" aria-labelledby="royal-title">
+      <h2 id="royal-title"><span aria-hidden="true">👑</span> ${title}</h2>
+      <p class="royal-help">${help}</p>
+      <div class="royal-choices">
+        ${kind === "colour" && legal.map((action) => html`
+          <button key=${action.colour} type="button" class=${`colour-choice c-${action.colour}`} data-colour=${action.colour}
+            style=${`--c:${COLOURS[action.colour].fill}`} onClick=${() => onChoose(action)}>
+            <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true">${Shape(action.colour, 10, 10, 6)}</svg>
+            ${COLOURS[action.colour].name}</button>`)}
+        ${kind !== "colour" && legal.map((action) => html`
+          <button key=${action.seat} type="button" class="seat-choice-btn"
+            ...${{ [kind === "victim" ? "data-victim" : "data-jester"]: String(action.seat) }}
+            onClick=${() => onChoose(action)}>
+            <strong>${seatName(view, action.seat)}${action.seat === view.you ? " (you)" : ""}</strong>
+            <span class="muted">${game.hand_sizes[action.seat]} cards · ${game.scores[action.seat]} points</span></button>`)}
+      </div>
+    </section>`;
+}

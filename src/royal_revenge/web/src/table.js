@@ -14,6 +14,9 @@ import { Results } from "./results.js";
 import { legalOf, seatName } from "./state.js";
 import { session, act, send, host, serverNow, useSession } from "./session.js";
 import { prefs, usePrefs } from "./settings.js";
+import { animateChange, skipAnimations } from "./animation.js";
+import { updateCues } from "./cues.js";
+import "./table.css";
 
 const html = htm.bind(h);
 
@@ -134,6 +137,17 @@ export function Table({ view, chat, onLeave }) {
   // The call is for the next play: a new hand size (a play, a draw) disarms it.
   const handSize = game ? game.hand.length : 0;
   useEffect(() => { if (armed && handSize !== 2) setArmed(false); }, [handSize]);
+  // After each state is on the page: its motion and sounds, and the "your decision" cues.
+  const previous = useRef(/** @type {View | null} */ (null));
+  useEffect(() => {
+    animateChange(previous.current, view);
+    previous.current = view;
+    const pending = view.game ? view.game.pending : null;
+    const decide = !!pending && pending.seat !== null && pending.seat === view.you &&
+      !["round_over", "game_over"].includes(pending.kind);
+    updateCues({ mustDecide: decide, text: view.prompt || fallbackPrompt(view) });
+  }, [view]);
+  useEffect(() => () => updateCues({ mustDecide: false }), []);
   if (!game) return html`<main id="table" class="table-page"><p>Dealing…</p></main>`;
 
   const count = view.seats.length;
@@ -160,8 +174,9 @@ export function Table({ view, chat, onLeave }) {
     if (line.seat !== null && line.at && now - line.at < 5) bubbles[line.seat] = line.text.length > 40 ? `${line.text.slice(0, 38)}…` : line.text;
   }
   const prompt = view.prompt || fallbackPrompt(view);
-  const notice = session.notice ? session.notice.text : view.hint || "";
-  const noticeKind = session.notice ? session.notice.kind : "hint";
+  const notice = session.notice ? session.notice.text : "";
+  const noticeKind = session.notice ? session.notice.kind : "error";
+  const hint = view.hint || "";
   const log = view.log || [];
   const latest = log.length ? log[log.length - 1].text : "";
   liveRef.current = latest;
@@ -171,8 +186,8 @@ export function Table({ view, chat, onLeave }) {
   function play(card) {
     const options = plays.filter((a) => a.card === card);
     if (!options.length) {
-      session.notice = { text: mine ? `${cardName(card)} cannot be played now` : prompt, kind: "error", at: Date.now() };
-      session.changed();
+      // Not playable now: the server says why, in the words the terminal game uses too (nothing changes).
+      act({ type: "play", card, uno: false });
       return;
     }
     const wantUno = armed || prefs.unoAssist;
@@ -208,7 +223,8 @@ export function Table({ view, chat, onLeave }) {
     <main id="table" class=${`table-page${compact ? " compact" : ""}`} onKeyDown=${onKey}>
       <div class="table-main">
         <div id="prompt" class=${`prompt${mine ? " mine" : ""}`}>${prompt}</div>
-        <div class="felt-wrap">
+        ${hint && html`<p id="hint" class="hint">${hint}</p>`}
+        <div class="felt-wrap" onClick=${skipAnimations}>
           <div class="felt" aria-label="The table" role="region">
             <svg class=${`direction dir-${game.direction === 1 ? "cw" : "ccw"}`} viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true">
               <defs><marker id="arrow-head" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse">
@@ -244,10 +260,10 @@ export function Table({ view, chat, onLeave }) {
             return html`<${SeatView} key=${seat} view=${view} seat=${seat} rel=${rel} next=${nextOfCurrent === seat}
               left=${pending.seat === seat ? left : null} catchable=${catchable} bubble=${bubbles[seat] || null} />`;
           })}
+          ${royalLegal.length > 0 && html`<${RoyalChooser} view=${view} kind=${pending.kind} legal=${royalLegal}
+            onChoose=${(/** @type {any} */ a) => act(a)} />`}
         </div>
         ${notice && html`<p id="notice" class=${`notice ${noticeKind}`} role="status">${notice}</p>`}
-        ${royalLegal.length > 0 && html`<${RoyalChooser} view=${view} kind=${pending.kind} legal=${royalLegal}
-          onChoose=${(/** @type {any} */ a) => act(a)} />`}
         ${view.you !== null && html`
           <div class="hand-area">
             <div class="actions">

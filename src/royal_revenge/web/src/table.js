@@ -89,7 +89,7 @@ function SeatView({ view, seat, rel, next, left, catchable, bubble }) {
   const jester = game.jester === seat;
   const uno = calledUno(view, seat);
   const classes = ["seat", deciding ? "current" : "", seat === view.you ? "you" : "", king ? "king" : "", jester ? "jester" : "",
-    next ? "next" : "", rel === 0 ? "bottom" : pos.y < 35 ? "top" : "side"].filter(Boolean).join(" ");
+    next ? "next" : "", rel === 0 ? "at-bottom" : pos.y < 35 ? "at-top" : "at-side"].filter(Boolean).join(" ");
   const backs = Math.min(count, 7);
   const label = `${name}${seat === view.you ? " (you)" : ""}: ${count} card${count === 1 ? "" : "s"}, ${game.scores[seat]} points` +
     `${king ? ", the King" : ""}${jester ? ", wears the Jester Hat" : ""}${uno ? ", called UNO" : ""}${deciding ? ", deciding" : ""}`;
@@ -222,8 +222,6 @@ export function Table({ view, chat, onLeave }) {
   return html`
     <main id="table" class=${`table-page${compact ? " compact" : ""}`} onKeyDown=${onKey}>
       <div class="table-main">
-        <div id="prompt" class=${`prompt${mine ? " mine" : ""}`}>${prompt}</div>
-        ${hint && html`<p id="hint" class="hint">${hint}</p>`}
         <div class="felt-wrap" onClick=${skipAnimations}>
           <div class="felt" aria-label="The table" role="region">
             <svg class=${`direction dir-${game.direction === 1 ? "cw" : "ccw"}`} viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true">
@@ -263,6 +261,8 @@ export function Table({ view, chat, onLeave }) {
           ${royalLegal.length > 0 && html`<${RoyalChooser} view=${view} kind=${pending.kind} legal=${royalLegal}
             onChoose=${(/** @type {any} */ a) => act(a)} />`}
         </div>
+        <div id="prompt" class=${`prompt${mine ? " mine" : ""}`}>${prompt}</div>
+        ${hint && html`<p id="hint" class="hint">${hint}</p>`}
         ${notice && html`<p id="notice" class=${`notice ${noticeKind}`} role="status">${notice}</p>`}
         ${view.you !== null && html`
           <div class="hand-area">

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -16,7 +17,8 @@ from typing import Any
 import pytest
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -78,3 +80,35 @@ def browser() -> Iterator[Any]:
 def shots() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(scope="session", autouse=True)
+def bundle() -> None:
+    """The bundle the page loads, built from the sources (web/dist is not in git)."""
+    subprocess.run(["npm", "run", "-s", "build"], cwd=ROOT, check=True, capture_output=True)
+
+
+@pytest.fixture
+def pages(browser: Any) -> Iterator[Any]:
+    """Makes pages in fresh browser contexts (the tour already seen); checks they logged no errors."""
+    made: list[tuple[Any, list[str]]] = []
+
+    def make(width: int = 1280, height: int = 800, *, toured: bool = True, **options: Any) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height}, **options)
+        if toured:
+            context.add_init_script("localStorage.setItem('rr.toured', 'true')")
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.set_default_timeout(20_000)
+        page.errors = errors
+        made.append((page, errors))
+        return page
+
+    yield make
+    for page, errors in made:
+        # (the browser logs every refused request, which the page answers in words: only script errors count)
+        real = [e for e in errors if not re.match(r"Failed to load resource: the server responded with a status of 4\d\d", e)]
+        page.context.close()
+        assert real == [], f"console errors: {real}"

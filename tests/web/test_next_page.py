@@ -7,10 +7,7 @@ clicks, as a player would. The page is `/static/next.html` until it replaces the
 from __future__ import annotations
 
 import json
-import subprocess
-import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,37 +17,6 @@ pytestmark = pytest.mark.timeout(240)
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = "/static/next.html"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def bundle() -> None:
-    """The bundle the page loads, built from the sources (web/dist is not in git)."""
-    subprocess.run(["npm", "run", "-s", "build"], cwd=ROOT, check=True, capture_output=True)
-
-
-@pytest.fixture
-def pages(browser: Any) -> Iterator[Any]:
-    """Makes pages in fresh browser contexts (the tour already seen); checks they logged no errors."""
-    made: list[tuple[Any, list[str]]] = []
-
-    def make(width: int = 1280, height: int = 800, *, toured: bool = True) -> Any:
-        context = browser.new_context(viewport={"width": width, "height": height})
-        if toured:
-            context.add_init_script("localStorage.setItem('rr.toured', 'true')")
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.set_default_timeout(20_000)
-        page.errors = errors
-        made.append((page, errors))
-        return page
-
-    yield make
-    for page, errors in made:
-        real = [e for e in errors if "Failed to load resource" not in e or "404" not in e]
-        page.context.close()
-        assert real == [], f"console errors: {real}"
 
 
 def api(url: str, method: str = "GET", body: Any = None) -> Any:

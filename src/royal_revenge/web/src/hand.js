@@ -29,7 +29,6 @@ export function Hand({ hand, playable, drawn, sort, compact, onPlay }) {
         const tilt = compact ? 0 : (index - middle) * Math.min(3, 24 / Math.max(1, cards.length));
         return html`<button key=${`${card}-${index}`} type="button" class=${`card${can ? " playable" : " dim"}${isDrawn ? " drawn" : ""}`}
           data-card=${card} data-playable=${can ? "true" : "false"} aria-label=${`${cardName(card)}${can ? ", playable" : ""}${isDrawn ? ", just drawn" : ""}`}
-          aria-disabled=${can ? "false" : "true"}
           style=${`left:${index * step}px; --tilt:${tilt}deg; z-index:${index + 1}`}
           onClick=${() => onPlay(card)}>
           <${CardFace} card=${card} size=${size} /></button>`;

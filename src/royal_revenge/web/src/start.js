@@ -85,9 +85,10 @@ export function StartPage({ code = "", onSeated, onWatch, onNotFound }) {
 
   function settings(count = players) {
     const out = /** @type {any} */ ({ players: count, single_round: single, public: isPublic });
-    if (Number(target) > 0) out.target_score = Number(target);
-    if (pace !== "" && Number(pace) >= 0) out.bot_delay_seconds = Number(pace);
-    if (Number(turn) >= 3) out.turn_seconds = Number(turn);
+    // Sent as typed (an empty field keeps the default): the server refuses a bad one in plain words.
+    if (target !== "") out.target_score = Number(target);
+    if (pace !== "") out.bot_delay_seconds = Number(pace);
+    if (turn !== "") out.turn_seconds = Number(turn);
     return out;
   }
 

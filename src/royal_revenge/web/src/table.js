@@ -281,9 +281,11 @@ export function Table({ view, chat, onLeave }) {
         ${view.you === null && html`<p class="watching muted">You are watching this table.</p>`}
       </div>
       <aside class="side panel">
-        <div class="tabs" role="tablist">
-          <button type="button" role="tab" aria-selected=${panel === "log"} onClick=${() => setPanel("log")}>Moves</button>
-          <button type="button" role="tab" aria-selected=${panel === "chat"} onClick=${() => setPanel("chat")}>Chat</button>
+        <div class="tabs">
+          ${compact && html`<div class="tablist" role="tablist" aria-label="Moves or chat">
+            <button type="button" role="tab" aria-selected=${panel === "log"} onClick=${() => setPanel("log")}>Moves</button>
+            <button type="button" role="tab" aria-selected=${panel === "chat"} onClick=${() => setPanel("chat")}>Chat</button>
+          </div>`}
           <button id="btn-leave" type="button" class="small" onClick=${onLeave}>${view.you === null ? "Stop watching" : "Leave"}</button>
         </div>
         <ol id="log" class="log" hidden=${panel !== "log" && compact} aria-label="What happened">

@@ -15,12 +15,13 @@ const html = htm.bind(h);
  */
 export function RoyalChooser({ view, kind, legal, onChoose }) {
   const game = /** @type {import("./state.js").Game} */ (view.game);
-  const title = kind === "colour" ? "You are the King: choose the colour"
+  // (the server's prompt, the words the terminal game shows too; the fallback only for an older server)
+  const title = view.prompt || (kind === "colour" ? "You are the King: choose the colour"
     : kind === "victim" ? "You are the King: choose who draws one card"
-      : "You are the King: choose who wears the Jester Hat";
-  const help = kind === "colour" ? "The Wild takes the colour you name."
+      : "You are the King: choose who wears the Jester Hat");
+  const help = view.hint || (kind === "colour" ? "The Wild takes the colour you name."
     : kind === "victim" ? "King's Choice: anyone, yourself included, draws one card."
-      : "The Jester draws one card for every Jester card played.";
+      : "The Jester draws one card for every Jester card played.");
   return html`
     <section id="royal" class=${`royal-sheet ${kind}`} role="region" aria-labelledby="royal-title">
       <h2 id="royal-title"><span aria-hidden="true">👑</span> ${title}</h2>

@@ -88,18 +88,20 @@ function SeatView({ view, seat, rel, next, left, catchable, bubble }) {
   const king = game.king === seat;
   const jester = game.jester === seat;
   const uno = calledUno(view, seat);
+  // D-12: at a new round the King may still wear last round's Hat until choosing the next Jester.
+  const hatWaits = king && jester && game.pending.kind === "jester";
   const classes = ["seat", deciding ? "current" : "", seat === view.you ? "you" : "", king ? "king" : "", jester ? "jester" : "",
     next ? "next" : "", rel === 0 ? "at-bottom" : pos.y < 35 ? "at-top" : "at-side"].filter(Boolean).join(" ");
   const backs = Math.min(count, 7);
   const label = `${name}${seat === view.you ? " (you)" : ""}: ${count} card${count === 1 ? "" : "s"}, ${game.scores[seat]} points` +
-    `${king ? ", the King" : ""}${jester ? ", wears the Jester Hat" : ""}${uno ? ", called UNO" : ""}${deciding ? ", deciding" : ""}`;
+    `${king ? ", the King" : ""}${hatWaits ? ", holds the Jester Hat until choosing who wears it" : jester ? ", wears the Jester Hat" : ""}${uno ? ", called UNO" : ""}${deciding ? ", deciding" : ""}`;
   return html`
     <div class=${classes} data-seat=${seat} style=${`left:${pos.x}%; top:${pos.y}%`} aria-label=${label} role="group">
       <div class="avatar-wrap">
         ${deciding && left !== null && html`<${Ring} left=${left} total=${view.settings.turn_seconds || 30} />`}
         <div class="avatar" aria-hidden="true">${(name || "?").slice(0, 1).toUpperCase()}</div>
         ${king && html`<span class="royal-mark crown-mark" title="King">${CROWN}</span>`}
-        ${jester && html`<span class="royal-mark hat-mark" title="Jester">${HAT}</span>`}
+        ${jester && html`<span class="royal-mark hat-mark" title=${hatWaits ? "The Jester Hat waits for the King's choice" : "Jester"}>${HAT}</span>`}
         ${uno && html`<span class="uno-mark">UNO</span>`}
         ${deciding && left !== null && html`<span class="clock" aria-hidden="true">${Math.ceil(left)}</span>`}
         ${catchable && html`<button type="button" class="catch" data-seat=${seat} onClick=${() => act(catchable)}
@@ -111,6 +113,7 @@ function SeatView({ view, seat, rel, next, left, catchable, bubble }) {
         ${seat !== view.you && html`<span class="fan" aria-hidden="true">${Array.from({ length: backs }, (_, i) => html`
           <span key=${i} class="back" style=${`--i:${i - (backs - 1) / 2}`}><${CardBack} size=${30} /></span>`)}</span>`}
         <span class="count">${count}</span><span class="score">★ ${game.scores[seat]}</span>
+        ${hatWaits && html`<span class="tag hat-waits">choosing the Jester</span>`}
         ${info.kind === "bot" && html`<span class="tag">bot</span>`}
         ${info.autopilot && html`<span class="tag">bot playing</span>`}
         ${info.kind === "human" && info.connected === false && html`<span class="tag off">offline</span>`}
@@ -258,11 +261,14 @@ export function Table({ view, chat, onLeave }) {
             return html`<${SeatView} key=${seat} view=${view} seat=${seat} rel=${rel} next=${nextOfCurrent === seat}
               left=${pending.seat === seat ? left : null} catchable=${catchable} bubble=${bubbles[seat] || null} />`;
           })}
-          ${royalLegal.length > 0 && html`<${RoyalChooser} view=${view} kind=${pending.kind} legal=${royalLegal}
-            onChoose=${(/** @type {any} */ a) => act(a)} />`}
         </div>
-        <div id="prompt" class=${`prompt${mine ? " mine" : ""}`}>${prompt}</div>
-        ${hint && html`<p id="hint" class="hint">${hint}</p>`}
+        ${royalLegal.length > 0
+          // The King's sheet takes the prompt's place, just above the hand: it covers neither the table nor the hand
+          // (and UNO stays in reach: a late call is still allowed while the King chooses).
+          ? html`<${RoyalChooser} view=${view} kind=${pending.kind} legal=${royalLegal}
+              onChoose=${(/** @type {any} */ a) => act(a)} />`
+          : html`<div id="prompt" class=${`prompt${mine ? " mine" : ""}`}>${prompt}</div>
+              ${hint && html`<p id="hint" class="hint">${hint}</p>`}`}
         ${notice && html`<p id="notice" class=${`notice ${noticeKind}`} role="status">${notice}</p>`}
         ${view.you !== null && html`
           <div class="hand-area">

@@ -88,6 +88,9 @@ def bundle() -> None:
     subprocess.run(["npm", "run", "-s", "build"], cwd=ROOT, check=True, capture_output=True)
 
 
+REFUSED_REQUEST = re.compile(r"Failed to load resource: the server responded with a status of 4\d\d")
+
+
 @pytest.fixture
 def pages(browser: Any) -> Iterator[Any]:
     """Makes pages in fresh browser contexts (the tour already seen); checks they logged no errors."""
@@ -109,6 +112,17 @@ def pages(browser: Any) -> Iterator[Any]:
     yield make
     for page, errors in made:
         # (the browser logs every refused request, which the page answers in words: only script errors count)
-        real = [e for e in errors if not re.match(r"Failed to load resource: the server responded with a status of 4\d\d", e)]
+        real = [e for e in errors if not REFUSED_REQUEST.match(e)]
         page.context.close()
         assert real == [], f"console errors: {real}"
+
+
+AXE = Path(str(__import__("axe_playwright_python").__file__)).with_name("axe.min.js")
+"""axe-core, as the axe-playwright-python package ships it."""
+
+
+def run_axe(page: Any) -> list[dict[str, Any]]:
+    """axe-core's serious and critical violations on the page as it is now."""
+    page.evaluate(AXE.read_text())
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then(r => r.violations)")
+    return [v for v in result if v["impact"] in ("serious", "critical")]

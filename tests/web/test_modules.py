@@ -32,7 +32,7 @@ HARNESS_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>UNO Royal Revenge</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/static/style.css">
+<link rel="stylesheet" href="/static/dist/main.css">
 <style>body { background: #14233a; color: #f4f6fb; }</style>
 <script type="module" src="/modules.js"></script></head><body></body></html>"""
 
@@ -71,10 +71,10 @@ def harness(browser: Any, modules_bundle: Path) -> Iterator[Any]:
         path = route.request.url[len(ORIGIN):].split("?")[0]
         if path == "/":
             route.fulfill(status=200, content_type="text/html", body=HARNESS_HTML)
+        elif path == "/static/dist/main.css":
+            route.fulfill(status=200, content_type="text/css", body=(WEB / "dist" / "main.css").read_text())
         elif path == "/modules.js":
             route.fulfill(status=200, content_type="text/javascript", body=modules_bundle.read_text())
-        elif path == "/static/style.css":
-            route.fulfill(status=200, content_type="text/css", body=(WEB / "style.css").read_text())
         else:
             route.fulfill(status=404, body="")
 

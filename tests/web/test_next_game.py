@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_browser import run_axe as run_axe_now
+from tests.web.conftest import run_axe as run_axe_now
 from tests.web.test_next_page import PAGE, api, fill_start, view
 
 pytestmark = pytest.mark.timeout(420)
@@ -24,7 +24,7 @@ DEVELOPER_WORDS = re.compile(r"R-[A-Z]|D-\d|_seconds|_score|\bseat \d\b|String s
 
 def visible(page: Any, selector: str) -> bool:
     locator = page.locator(selector)
-    return locator.count() > 0 and locator.first.is_visible()
+    return bool(locator.count() > 0 and locator.first.is_visible())
 
 
 def take_turn(page: Any, *, call_uno: bool) -> str | None:

@@ -1,12 +1,13 @@
-"""The new browser game (web/next.html, the Preact bundle of web/src) in Debian's Chromium against a real server.
+"""The browser game (web/index.html, the Preact bundle of web/src) in Debian's Chromium against a real server.
 
 A scripted "person" reads only what the page shows (the royal chooser, the playable cards, the buttons) and
-clicks, as a player would. The page is `/static/next.html` until it replaces the first page.
+clicks, as a player would.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 pytestmark = pytest.mark.timeout(240)
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = "/static/next.html"
+PAGE = "/"
 
 
 def api(url: str, method: str = "GET", body: Any = None) -> Any:
@@ -53,7 +54,7 @@ def test_play_bots_opens_a_started_table_in_one_click(pages: Any, server_url: st
     current = view(page)
     assert current["phase"] == "playing"
     assert [s["kind"] for s in current["seats"]] == ["human", "bot", "bot", "bot"]
-    assert "?t=" in page.url
+    assert re.search(r"/t/[A-Z0-9]+$", page.url)
 
 
 def test_lobby_with_a_friend_seat_join_and_start(pages: Any, server_url: str) -> None:
@@ -94,3 +95,22 @@ def test_unknown_code_shows_not_found(pages: Any, server_url: str) -> None:
     page.fill("#join-code", "YYYYYYYYYY")
     page.click("#btn-join")
     page.wait_for_selector("#not-found")
+
+
+def test_a_table_link_and_a_reload_keep_the_seat_and_the_hand(pages: Any, server_url: str) -> None:
+    page = pages()
+    fill_start(page, server_url, pace="3")
+    page.select_option("#players", "2")
+    page.click("#btn-create")
+    page.wait_for_selector("#lobby")
+    assert re.search(r"/t/[A-Z0-9]+$", page.url)
+    page.wait_for_selector("#btn-start:not([disabled])")
+    page.click("#btn-start")
+    page.wait_for_selector("#hand button.card")
+    before = view(page)
+    page.reload()
+    page.wait_for_selector("#hand button.card")
+    after = view(page)
+    assert after["you"] == before["you"]
+    assert sorted(after["game"]["hand"]) == sorted(before["game"]["hand"]) or after["version"] > before["version"]
+    assert page.locator("#hand button.card").count() == len(after["game"]["hand"])

@@ -31,7 +31,7 @@ function parseRoute() {
   return { code: normalizeCode(code), watch: params.has("watch") };
 }
 
-/** Whether the page is served as the site's own page (`/`, `/t/CODE`) rather than `/static/next.html`. */
+/** Whether the page is served as the site's own page (`/`, `/t/CODE`) rather than as a file under `/static/`. */
 const servedAsIndex = () => location.pathname === "/" || location.pathname.startsWith("/t/");
 
 /** @param {string} code @param {boolean} [watch] */

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from royal_revenge.engine import ALL_CARDS, Decision
+from royal_revenge.engine import ALL_CARDS, Card, Decision
 from royal_revenge.narration import card_words
 from royal_revenge.session import Phase, Table
 
@@ -106,9 +106,15 @@ def check_frames(client: Client, code: str, truths: dict[tuple[str, int], Truth]
                 allowed.add(truth.drawn)
             else:
                 assert game["drawn"] is None
-        assert set(shown) <= allowed, (seat, set(shown) - allowed, truth.hands)
+        # A played card is public for good: its log entry names it (``card``) as its sentence does.
+        played = {entry["card"] for entry in view["log"] if entry["kind"] == "Played"}
+        assert set(shown) <= allowed | played, (seat, set(shown) - allowed - played, truth.hands)
         for entry in view["log"]:
             text = entry["text"]
+            if entry["kind"] == "Played":
+                assert card_words(Card.parse(entry["card"])) in text, entry
+            else:
+                assert "card" not in entry, entry
             if entry["kind"] != "Drew":
                 continue
             drawer = max((i for i, name in enumerate(truth.names) if text.startswith(f"{name} draws")),

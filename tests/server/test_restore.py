@@ -257,7 +257,7 @@ def test_a_timed_out_decision_and_autopilot_say_in_the_log_that_the_table_made_t
     table.tick(10.0)
     assert table.moves[0].by == "timeout"
     jester = [entry for entry in table.log_view(0) if entry["kind"] == "JesterChosen"]
-    assert jester == [{"n": jester[0]["n"], "kind": "JesterChosen", "by": "timeout",
+    assert jester == [{"n": jester[0]["n"], "kind": "JesterChosen", "by": "timeout", "seat": 1, "from": 0,
                        "text": "Time ran out: the table made Easy bot 2 the Jester for King Ann"}]
     now = 10.0
     while table.phase is Phase.PLAYING and not any(move.by == "autopilot" for move in table.moves):

@@ -7,7 +7,7 @@
 import { h } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import htm from "htm";
-import { CardBack, CardFace, COLOURS, Shape, cardName, colourName } from "./cards.js";
+import { CardBack, CardFace, COLOURS, Shape, cardName, colourName, sortHand } from "./cards.js";
 import { Hand } from "./hand.js";
 import { RoyalChooser } from "./royal.js";
 import { Results } from "./results.js";
@@ -142,6 +142,13 @@ export function Table({ view, chat, onLeave }) {
   useEffect(() => { if (armed && handSize !== 2) setArmed(false); }, [handSize]);
   // After each state is on the page: its motion and sounds, and the "your decision" cues.
   const previous = useRef(/** @type {View | null} */ (null));
+  // The keys work wherever the focus is (but in a text field): the latest render's handler answers them.
+  const keyHandler = useRef(/** @type {(event: KeyboardEvent) => void} */ (() => {}));
+  useEffect(() => {
+    const listener = (/** @type {KeyboardEvent} */ event) => keyHandler.current(event);
+    document.addEventListener("keydown", listener);
+    return () => document.removeEventListener("keydown", listener);
+  }, []);
   useEffect(() => {
     animateChange(previous.current, view);
     previous.current = view;
@@ -213,17 +220,29 @@ export function Table({ view, chat, onLeave }) {
   function onKey(event) {
     const target = /** @type {HTMLElement} */ (event.target);
     if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
-    if (event.key === "d" && canDraw) act(canDraw);
-    else if (event.key === "k" && canKeep) act(canKeep);
-    else if (event.key === "u") pressUno();
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const key = event.key.toLowerCase();
+    const colourChoice = legalOf(view, "colour").find((a) => a.colour === key.toUpperCase());
+    if (key === "d" && canDraw) act(canDraw);
+    else if (key === "k" && canKeep) act(canKeep);
+    else if (key === "u") pressUno();
+    else if (key === "c" && catches.length) act(catches[0]);
+    else if (colourChoice) act(colourChoice);
+    else if (/^[1-9]$/.test(key)) {
+      // The n-th card of the hand as it is shown (sorted), as the terminal game numbers them.
+      const card = sortHand(game ? game.hand : [], p.sort)[Number(key) - 1];
+      if (card) play(card);
+    } else return;
+    event.preventDefault();
   }
+  keyHandler.current = onKey;
 
   const colour = game.active_colour ? COLOURS[game.active_colour] : null;
   const topName = cardName(game.top);
   const royalLegal = mine && ROYAL.has(pending.kind) ? legalOf(view, pending.kind) : [];
 
   return html`
-    <main id="table" class=${`table-page${compact ? " compact" : ""}`} onKeyDown=${onKey}>
+    <main id="table" class=${`table-page${compact ? " compact" : ""}`}>
       <div class="table-main">
         <div class="felt-wrap" onClick=${skipAnimations}>
           <div class="felt" aria-label="The table" role="region">
@@ -300,7 +319,7 @@ export function Table({ view, chat, onLeave }) {
         <div class="chat-wrap" hidden=${panel !== "chat" && compact}>${chat}</div>
       </aside>
       <div id="live" class="visually-hidden" aria-live="polite">${latest}</div>
-      ${over && html`<${Results} view=${view} />`}
+      ${over && html`<div class="results-backdrop" aria-hidden="true"></div><${Results} view=${view} />`}
     </main>`;
 }
 void send; void host; void colourName;

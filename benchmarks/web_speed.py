@@ -207,6 +207,7 @@ def click_to_paint(browser: Any, url: str, clicks: int, throttle: float) -> dict
     host = Host(url, table["code"], table["token"])
     host.start()
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script("localStorage.setItem('rr.toured', 'true')")  # (a returning player: no first-visit tour)
     page = context.new_page()
     page.set_default_timeout(30_000)
     errors: list[str] = []

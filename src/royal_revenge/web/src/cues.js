@@ -64,7 +64,9 @@ function notify(text) {
 
 function vibrate() {
   try {
-    if (typeof navigator.vibrate === "function") navigator.vibrate([120, 60, 120]);
+    // (only after the person has touched the page: before that the browser refuses, and says so in the console)
+    const active = !navigator.userActivation || navigator.userActivation.hasBeenActive;
+    if (active && typeof navigator.vibrate === "function") navigator.vibrate([120, 60, 120]);
   } catch { /* ignore */ }
 }
 

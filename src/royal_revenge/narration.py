@@ -58,7 +58,8 @@ Name = Callable[[int], str]
 
 
 def _played(event: ev.Played, name: Name) -> str:
-    return f"{name(event.seat)} plays {_CARD_WORDS[event.card]}" + (" and calls UNO!" if event.uno else "")
+    # A call made with the card has its own line (the engine's UnoCalled follows the Played): said once.
+    return f"{name(event.seat)} plays {_CARD_WORDS[event.card]}"
 
 
 _WHY_DRAWN: Final = {"turn": "", "plus": " for the +1", "penalty": " as the UNO penalty"}
@@ -114,8 +115,7 @@ def _drew_for(event: ev.Drew, name: Name) -> str:
 
 
 _DONE_FOR: Final[dict[type, Callable[[Any, Name], tuple[str, int]]]] = {
-    ev.Played: lambda event, name: (
-        f"played {_CARD_WORDS[event.card]}" + (" and called UNO" if event.uno else ""), event.seat),
+    ev.Played: lambda event, name: (f"played {_CARD_WORDS[event.card]}", event.seat),
     ev.Drew: lambda event, name: (_drew_for(event, name), event.seat),
     ev.Passed: lambda event, name: ("passed (nothing was left to draw)", event.seat),
     ev.Kept: lambda event, name: ("kept the card", event.seat),
@@ -231,7 +231,7 @@ def describe_hint(observation: Observation, name: Name) -> str | None:
         return f"King {name(observation.king)} still wears the Jester Hat until choosing who wears it"
     if seat == viewer:
         if kind is Decision.VICTIM:
-            return "You are the King: choose who draws one card (anyone, even you or whoever played it)"
+            return "Anyone can be chosen: even you, or whoever played the King's Choice"
         if kind is Decision.COLOUR and observation.resolving != viewer:
             return "The King, not the player of the Wild, chooses the colour"
         if kind is Decision.JESTER:

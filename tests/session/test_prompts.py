@@ -131,7 +131,7 @@ def test_the_prompt_at_the_end_of_a_round_and_of_the_game() -> None:
 
 def test_the_hint_teaches_the_kings_choice_to_the_king_only() -> None:
     state = _victim()
-    assert _hint(state, CY) == "You are the King: choose who draws one card (anyone, even you or whoever played it)"
+    assert _hint(state, CY) == "Anyone can be chosen: even you, or whoever played the King's Choice"
     assert _hint(state, ANN) is None and _hint(state, None) is None
 
 

@@ -105,7 +105,8 @@ async def test_an_uno_call_by_key() -> None:
         await pilot.press("u")
         await settle(pilot, app, client)
         texts = log_texts(client)
-        assert any(text.startswith("Ann plays") and text.endswith("and calls UNO!") for text in texts), texts
+        plays = [index for index, text in enumerate(texts) if text.startswith("Ann plays")]
+        assert plays and texts[plays[-1] + 1] == "Ann calls UNO!", texts  # the call is said once, after the play
         table = client.table
         assert table is not None and table.game is not None
         # the move went to the table as a play with the UNO call ("0:<card>!"), whatever the bots did next

@@ -141,7 +141,7 @@ class TableSettings:
 
     def _check_social(self) -> None:
         if not isinstance(self.public, bool):
-            raise TableError("bad_settings", "Choose whether the table is public: true or false")
+            raise TableError("bad_settings", "Choose whether the table is public: yes or no")
 
     def options(self) -> GameOptions:
         """The engine options: the scepter is this table's clock, so the turn schedule is off."""

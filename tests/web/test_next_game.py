@@ -330,3 +330,17 @@ def test_the_table_has_no_serious_accessibility_violations(pages: Any, server_ur
     for seat in phone.locator(".seat").all():
         seat_box = seat.bounding_box()
         assert seat_box and seat_box["x"] >= 0 and seat_box["x"] + seat_box["width"] <= 390
+
+
+def test_a_seat_the_bot_plays_after_a_time_out_is_taken_back(pages: Any, server_url: str) -> None:
+    """Ann lets her decision time out: the page says a bot plays her seat, and one click gives it back."""
+    page, _ = _seated(pages, server_url, {"players": 3, "turn_seconds": 3, "max_timeouts": 1,
+                                          "bot_delay_seconds": 0.6, "scepter_min_seconds": 3000,
+                                          "scepter_max_seconds": 3600}, ["easy", "easy"])
+    page.wait_for_selector("#btn-back", timeout=30_000)
+    assert "A bot is playing your seat" in page.inner_text("#autopilot")
+    assert view(page)["seats"][view(page)["you"]]["autopilot"] is True
+    page.click("#btn-back")
+    page.wait_for_function("!window.rr.view.seats[window.rr.view.you].autopilot", timeout=10_000)
+    assert not visible(page, "#btn-back")
+    assert not DEVELOPER_WORDS.search(page.inner_text("body"))

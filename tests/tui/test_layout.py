@@ -66,7 +66,9 @@ def assert_in_view(screen: TableScreen) -> None:
     for seat, line in enumerate(players):
         assert f" {seat + 1} " in line
     hand = on_screen(screen, "#hand")
-    assert len(hand.splitlines()) <= screen.query_one("#hand").content_region.height
+    box = screen.query_one("#hand").content_region
+    assert len(hand.splitlines()) <= box.height
+    assert all(len(line) <= box.width for line in hand.splitlines()), hand  # so no chip breaks across lines
     for card in game["hand"]:
         assert card_name(card) in hand, (card, hand)
     on_screen(screen, "#notice")

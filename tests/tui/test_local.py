@@ -119,6 +119,10 @@ async def test_an_uno_call_by_key() -> None:
         # the move went to the table as a play with the UNO call ("0:<card>!"), whatever the bots did next
         made = [logged.move for logged in table.moves[len(record.moves):]]
         assert made and made[0].startswith("0:") and made[0].endswith("!"), made
+        screen = await settle(pilot, app, client)
+        assert screen.view is not None
+        if 0 in screen.view["uno_called"]:  # (still one card: everyone sees her UNO marker)
+            assert " UNO " in str(screen.query_one("#players").render()).splitlines()[0]
 
 
 async def test_no_uno_is_called_for_you_unless_the_assist_is_on() -> None:

@@ -104,10 +104,11 @@ def key_for(app: RoyalRevengeApp, rng: random.Random, *, uno_key: bool = True, r
         return "r" if rematch and top.can_rematch else "enter"
     legal = view.get("legal") or []
     royal = screen.royal_kind()
+    choices = [action for action in legal if action["type"] == royal]  # (a late UNO or a catch may be legal too)
     if royal == "colour":  # the King's choices sit above the hand, on the table screen
-        return str(rng.choice(legal)["colour"]).lower()
+        return str(rng.choice(choices)["colour"]).lower()
     if royal in ("victim", "jester"):
-        return str(rng.choice(legal)["seat"] + 1)
+        return str(rng.choice(choices)["seat"] + 1)
     kinds = {action["type"] for action in legal}
     if "catch" in kinds:
         return "c"

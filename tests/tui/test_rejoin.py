@@ -79,6 +79,11 @@ async def close_dialogs(pilot: Any, app: RoyalRevengeApp, remote: RemoteClient, 
     raise AssertionError("the dialogs never closed")
 
 
+def asking(app: RoyalRevengeApp) -> bool:
+    """A question is open, and drawn (its text is there to read)."""
+    return isinstance(app.screen, ConfirmDialog) and bool(app.screen.query("#confirm-text"))
+
+
 def text_of(app: RoyalRevengeApp, selector: str) -> str:
     return str(app.screen.query_one(selector).render())
 
@@ -109,7 +114,7 @@ async def test_leave_come_back_to_the_same_seat_and_watch(tmp_path: Path, data: 
             # 2. q asks first, with the command that comes back (the code grouped as the game shows it).
             await close_dialogs(pilot, app, remote, server, code, host, rng)
             await pilot.press("q")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the confirm dialog")
+            await wait_for(pilot, lambda: asking(app), "the confirm dialog")
             assert text_of(app, "#confirm-title") == "Leave the table?"
             question = text_of(app, "#confirm-text")
             assert f"royal-revenge play --join {display_code(code)} --server {server.http_url}" in question
@@ -121,11 +126,11 @@ async def test_leave_come_back_to_the_same_seat_and_watch(tmp_path: Path, data: 
             assert app.is_running
             # ... n too, and y (or Enter) leaves.
             await pilot.press("q")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the confirm dialog")
+            await wait_for(pilot, lambda: asking(app), "the confirm dialog")
             await pilot.press("n")
             await wait_for(pilot, lambda: app.screen is app.table_screen, "the table again")
             await pilot.press("q")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the confirm dialog")
+            await wait_for(pilot, lambda: asking(app), "the confirm dialog")
             await pilot.press("enter")
             await wait_for(pilot, lambda: not app.is_running, "the app to stop")
         assert app.return_code in (0, None)
@@ -225,7 +230,7 @@ async def test_a_seat_given_away_is_said_plainly_and_watching_is_offered(tmp_pat
         back = joining(server, code)
         app = RoyalRevengeApp(back, bell=False)
         async with app.run_test(size=SMALL) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the offer to watch")
+            await wait_for(pilot, lambda: asking(app), "the offer to watch")
             assert text_of(app, "#confirm-title") == "Watch the game instead?"
             said = text_of(app, "#confirm-text")
             assert f"Your seat at table {display_code(code)} is not yours any more" in said
@@ -242,7 +247,7 @@ async def test_a_seat_given_away_is_said_plainly_and_watching_is_offered(tmp_pat
         # Declining says how to watch later, and ends with status 1 (no seat was taken).
         app = RoyalRevengeApp(joining(server, code), bell=False)
         async with app.run_test(size=SMALL) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), "the offer to watch")
+            await wait_for(pilot, lambda: asking(app), "the offer to watch")
             assert "The game has started" in text_of(app, "#confirm-text")
             await pilot.press("escape")
             await wait_for(pilot, lambda: not app.is_running, "the app to stop")

@@ -478,6 +478,8 @@ def _in_terminal() -> bool:
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the local table (a repeatable deal).")
 @click.option("--bell/--no-bell", default=True, show_default=True, help="Ring the terminal bell at the fanfare.")
 @click.option("--start", "start_now", is_flag=True, help="Deal at once, without the settings screen.")
+@click.option("--uno-assist", is_flag=True,
+              help="Call UNO for me when I play my next-to-last card (off: press u, or be caught).")
 @click.option("--resume", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Resume a local game saved with the s key.")
 @click.option("--save-file", type=click.Path(dir_okay=False, path_type=Path), default=Path("royal-revenge-save.json"),
@@ -487,14 +489,15 @@ def play(
     ctx: click.Context, join: str | None, watch: str | None, server: str, name: str | None, age: int | None,
     players: int | None, bots: str, target: int, scoring: str, single_round: bool, reverse_skips: bool,
     scepter_seconds: str, turn_seconds: float, bot_delay: float, next_round_seconds: float, seed: int | None,
-    bell: bool, start_now: bool, resume: Path | None, save_file: Path,
+    bell: bool, start_now: bool, resume: Path | None, save_file: Path, uno_assist: bool,
 ) -> None:
     """Play in the terminal: against 1 to 5 bots, or at a server's table with --join (or watch one with --watch).
 
-    Keys: arrows or a card's number choose and play, d draws, k keeps, u calls UNO, c catches,
-    s saves a local game, ? shows every key and the rules, q quits (asking first at an online table
-    or in an unsaved game), Ctrl+C quits at once. --join keeps the seat's token in your data folder
-    (or $ROYAL_REVENGE_DATA_DIR), so that --join again comes back to the same seat.
+    Keys: arrows or a card's number choose and play, d draws, k keeps, u calls UNO (press it, then
+    play your next-to-last card), c catches, s saves a local game, ? shows every key and the rules,
+    q quits (asking first at an online table or in an unsaved game), Ctrl+C quits at once. --join
+    keeps the seat's token in your data folder (or $ROYAL_REVENGE_DATA_DIR), so that --join again
+    comes back to the same seat.
     """
     import os
 
@@ -573,7 +576,7 @@ def play(
 
     from .tui import RoyalRevengeApp
 
-    app = RoyalRevengeApp(client, game=game, bell=bell, save_path=save_file)
+    app = RoyalRevengeApp(client, game=game, bell=bell, save_path=save_file, uno_assist=uno_assist)
     app.run()
     if app.failure:
         raise click.ClickException(app.failure)

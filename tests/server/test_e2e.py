@@ -230,6 +230,38 @@ async def test_a_timed_out_player_is_replaced_by_a_bot(server: Server) -> None:
     assert (await Driver(server, code, humans, random.Random(8)).run()).phase is Phase.FINISHED
 
 
+async def test_a_player_on_autopilot_takes_the_seat_back_with_back(server: Server) -> None:
+    """The bot plays an autopiloted seat at bot speed, so a person who is there says so with ``back``."""
+    settings = {"turn_seconds": 20, "max_timeouts": 1, "scepter_min_seconds": 3000, "scepter_max_seconds": 3600}
+    code, humans, _, observers = await open_game(server, humans=1, bots=["easy", "easy"], ages=[5],
+                                                 settings=settings, spectators=1)
+    me, spectator = humans[0], observers[0]
+    assert (await me.request({"type": "back", "id": "b-0"}))["type"] == "ack"  # (not on autopilot: no change)
+    for _ in range(500):
+        table = await settle(server, code, [me])
+        assert table.game is not None
+        if table.game.state.decider == 0:
+            break
+        await step_clock(server, code, [me])
+    await server.clock.advance(20.5)  # the one decision allowed to time out does
+    table = await settle(server, code, [me])
+    assert table.seats[0].autopilot and me.view is not None and me.view["seats"][0]["autopilot"] is True
+    answer = await me.request({"type": "back", "id": "b-1"})
+    assert answer["type"] == "ack"
+    table = await settle(server, code, [me])
+    assert table.seats[0].autopilot is False and table.seats[0].timeouts == 0
+    assert me.view["seats"][0]["autopilot"] is False
+    for _ in range(500):  # the next decision of the seat waits for its person, on the decision clock
+        table = await settle(server, code, [me])
+        assert table.game is not None
+        if table.game.state.decider == 0:
+            break
+        await step_clock(server, code, [me])
+    assert table.deadlines.decision is not None and me.view["decision_deadline"] == table.deadlines.decision
+    refused = await spectator.request({"type": "back", "id": "b-2"})
+    assert refused["type"] == "error" and refused["code"] == "spectator", refused
+
+
 async def test_a_fanfare_while_a_drawn_card_is_decided_waits_for_the_decision(server: Server) -> None:
     """R-KING-3: a player who drew decides about the drawn card before the Crown moves."""
     code, humans, _, _ = await open_game(server, humans=1, bots=["easy", "easy"], ages=[30],

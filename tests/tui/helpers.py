@@ -21,7 +21,7 @@ from royal_revenge.client.clock import FakeClock
 from royal_revenge.engine import AnyAction, Draw, GameRecord, Keep, Observation, Play
 from royal_revenge.session import Phase, Table, TableSettings
 from royal_revenge.tui import RoyalRevengeApp
-from royal_revenge.tui.dialogs import ColourDialog, HelpScreen, ResultsDialog, SaveDialog, SeatDialog
+from royal_revenge.tui.dialogs import HelpScreen, ResultsDialog, SaveDialog
 from royal_revenge.tui.table_screen import TableScreen
 
 SIZE = (110, 36)
@@ -100,13 +100,14 @@ def key_for(app: RoyalRevengeApp, rng: random.Random, *, uno_key: bool = True, r
     assert view is not None
     if isinstance(top, (HelpScreen, SaveDialog)):
         return "escape"
-    if isinstance(top, ColourDialog):
-        return str(rng.choice(top.legal)["colour"]).lower()
-    if isinstance(top, SeatDialog):
-        return str(rng.choice(top.legal)["seat"] + 1)
     if isinstance(top, ResultsDialog):
         return "r" if rematch and top.can_rematch else "enter"
     legal = view.get("legal") or []
+    royal = screen.royal_kind()
+    if royal == "colour":  # the King's choices sit above the hand, on the table screen
+        return str(rng.choice(legal)["colour"]).lower()
+    if royal in ("victim", "jester"):
+        return str(rng.choice(legal)["seat"] + 1)
     kinds = {action["type"] for action in legal}
     if "catch" in kinds:
         return "c"
@@ -119,14 +120,13 @@ def key_for(app: RoyalRevengeApp, rng: random.Random, *, uno_key: bool = True, r
     if pending.get("kind") == "drawn":
         return "p" if "play" in kinds else "k"
     if pending.get("kind") == "turn":
-        hand = game["hand"]
+        hand = screen.shown_hand  # (the order on screen, which the number keys follow)
         plays = [action for action in legal if action["type"] == "play"]
         if plays and rng.random() < 0.9:
             action = rng.choice(plays)
             index = hand.index(action["card"])
-            if action.get("uno") and uno_key:
-                screen.selected = index
-                return "u"
+            if action.get("uno") and uno_key and not screen.uno_armed:
+                return "u"  # the call first (the next key plays the card with it)
             if index < 9:
                 return str(index + 1)
             screen.selected = index

@@ -15,8 +15,8 @@ from royal_revenge.client.clock import FakeClock
 from royal_revenge.engine import Catch, Decision, Play
 from royal_revenge.session import Table
 from royal_revenge.tui import RoyalRevengeApp
-from royal_revenge.tui.dialogs import ConfirmDialog, HelpScreen, ResultsDialog, SaveDialog, SeatDialog
-from royal_revenge.tui.render import hand_markup
+from royal_revenge.tui.dialogs import ConfirmDialog, HelpScreen, ResultsDialog, SaveDialog
+from royal_revenge.tui.render import hand_lines
 from royal_revenge.tui.settings_screen import SettingsScreen
 
 from .helpers import (
@@ -51,8 +51,9 @@ async def test_whole_game_by_keys_with_royal_decisions_and_a_rematch() -> None:
     seen: set[str] = set()
     async with app.run_test(size=SIZE) as pilot:
         screen = await settle(pilot, app, client)
-        assert isinstance(app.screen, SeatDialog) and app.screen.kind == "jester"  # Ann is the youngest: King
-        assert "Your move: choose the Jester" in str(screen.query_one("#pending").render())
+        assert screen.royal_kind() == "jester"  # Ann is the youngest: King
+        assert "You are the King: choose who wears the Jester Hat" in str(screen.query_one("#prompt").render())
+        assert "2: Easy bot 2" in str(screen.query_one("#royal").render())  # the choices, above the hand
         await pilot.press("2")
         screen = await settle(pilot, app, client)
         assert screen.view is not None and screen.view["game"]["jester"] == 1
@@ -84,17 +85,17 @@ async def test_whole_game_by_keys_with_royal_decisions_and_a_rematch() -> None:
         assert not isinstance(app.screen, ResultsDialog)
 
 
+def _two_cards_to_call(table: Table) -> bool:
+    assert table.game is not None
+    state = table.game.state
+    return state.decider == 0 and state.decision is Decision.TURN and any(
+        isinstance(action, Play) and action.uno for action in state.legal_actions(0))
+
+
 async def test_an_uno_call_by_key() -> None:
-    # Ann holds two cards, one of them playable: she presses u and plays it calling UNO.
+    # Ann holds two cards, one of them playable: she presses u (which only calls), then plays the card.
     settings = fast_settings(players=3)
-
-    def two_cards_to_call(table: Table) -> bool:
-        assert table.game is not None
-        state = table.game.state
-        return state.decider == 0 and state.decision is Decision.TURN and any(
-            isinstance(action, Play) and action.uno for action in state.legal_actions(0))
-
-    game, record = situation(settings, ("easy", "normal"), two_cards_to_call)
+    game, record = situation(settings, ("easy", "normal"), _two_cards_to_call)
     clock = FakeClock()
     client = LocalClient(game, clock=clock, record=record)
     app = RoyalRevengeApp(client, clock=clock, bell=False)
@@ -102,7 +103,13 @@ async def test_an_uno_call_by_key() -> None:
         screen = await settle(pilot, app, client)
         assert screen.view is not None and len(screen.view["game"]["hand"]) == 2
         assert "UNO" in str(screen.query_one("#actions").render())
+        version = screen.view["version"]
         await pilot.press("u")
+        screen = await settle(pilot, app, client)
+        assert screen.view is not None and screen.view["version"] == version  # u played nothing
+        assert screen.uno_armed and "called with your next card" in str(screen.query_one("#actions").render())
+        playable = next(action["card"] for action in screen.view["legal"] if action["type"] == "play")
+        await pilot.press(str(screen.shown_hand.index(playable) + 1))
         await settle(pilot, app, client)
         texts = log_texts(client)
         plays = [index for index, text in enumerate(texts) if text.startswith("Ann plays")]
@@ -112,6 +119,33 @@ async def test_an_uno_call_by_key() -> None:
         # the move went to the table as a play with the UNO call ("0:<card>!"), whatever the bots did next
         made = [logged.move for logged in table.moves[len(record.moves):]]
         assert made and made[0].startswith("0:") and made[0].endswith("!"), made
+        screen = await settle(pilot, app, client)
+        assert screen.view is not None
+        if 0 in screen.view["uno_called"]:  # (still one card: everyone sees her UNO marker)
+            assert " UNO " in str(screen.query_one("#players").render()).splitlines()[0]
+
+
+async def test_no_uno_is_called_for_you_unless_the_assist_is_on() -> None:
+    # The same moment: playing the card without u plays it without the call; with the assist on, it calls.
+    settings = fast_settings(players=3)
+    game, record = situation(settings, ("easy", "normal"), _two_cards_to_call)
+    for assist in (False, True):
+        clock = FakeClock()
+        client = LocalClient(game, clock=clock, record=record)
+        app = RoyalRevengeApp(client, clock=clock, bell=False, uno_assist=assist)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await settle(pilot, app, client)
+            assert screen.view is not None
+            playable = next(action["card"] for action in screen.view["legal"] if action["type"] == "play")
+            unplayable = [card for card in screen.shown_hand if card != playable]
+            if unplayable:  # u with the unplayable card selected plays nothing (it only arms the call)
+                screen.selected = screen.shown_hand.index(unplayable[0])
+            await pilot.press(str(screen.shown_hand.index(playable) + 1))
+            await settle(pilot, app, client)
+            table = client.table
+            assert table is not None
+            made = [logged.move for logged in table.moves[len(record.moves):]]
+            assert made and made[0].startswith("0:") and made[0].endswith("!") is assist, (assist, made)
 
 
 async def test_a_catch_of_a_bot_that_forgets_uno_by_key() -> None:
@@ -144,12 +178,11 @@ async def test_the_fanfare_shows_a_banner_and_rings_the_bell() -> None:
         await pilot.press("3")  # Ann, the King, makes seat 3 the Jester: the scepter starts
         screen = await settle(pilot, app, client)
         assert screen.view is not None and screen.view["game"]["king"] == 0
-        assert app.bells == 0 and not screen.query_one("#banner").display
+        assert app.bells == 0 and not screen.banner_text
         await clock.advance(76)  # the scepter sounds within 45 to 75 seconds
         screen = await settle(pilot, app, client)
         assert app.bells == 1
-        assert screen.query_one("#banner").display
-        assert "FANFARE" in screen.banner_text
+        assert "FANFARE" in screen.banner_text and "FANFARE" in str(screen.query_one("#notice").render())
         view = screen.view
         assert view is not None and view["game"]["king"] == 1  # the Crown passed to the left
         assert any(entry["kind"] == "FanfareSounded" for entry in view["log"])
@@ -165,7 +198,7 @@ async def test_save_and_resume_gives_the_same_hand(tmp_path: Path) -> None:
         for _ in range(6):
             await step(pilot, app, client, clock, rng)
         screen = await settle(pilot, app, client)
-        while isinstance(app.screen, (SeatDialog, ResultsDialog)):
+        while isinstance(app.screen, ResultsDialog) or screen.royal_kind() is not None:
             await step(pilot, app, client, clock, rng)
             screen = await settle(pilot, app, client)
         before = screen.view
@@ -231,30 +264,31 @@ async def test_ctrl_c_quits_even_in_a_dialog() -> None:
     app, client, _ = local_app(fast_settings(), seed=1)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app, client)
-        assert isinstance(app.screen, SeatDialog)
+        assert table_screen(app).royal_kind() == "jester"
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert app._exit
     assert app.return_code == 0
 
 
-async def test_mouse_plays_a_card_and_answers_a_dialog() -> None:
+async def test_mouse_plays_a_card_and_answers_the_king() -> None:
     app, client, _ = local_app(fast_settings(), seed=11)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app, client)
-        assert await pilot.click("#seat-2")
+        screen = await settle(pilot, app, client)
+        royal = screen.query_one("#royal")
+        choices = str(royal.render())
+        assert await pilot.click("#royal", offset=(choices.index("3: ") + 2, 0))  # the third seat's button
         screen = await settle(pilot, app, client)
         assert screen.view is not None and screen.view["game"]["jester"] == 2
-        playable = [a["card"] for a in screen.view["legal"] if a["type"] == "play"]
         assert screen.view["game"]["pending"] == {"kind": "turn", "seat": 0}
-        if not playable:
-            pytest.skip("no playable card in this deal")
-        index = screen.view["game"]["hand"].index(playable[0])
+        playable = [a["card"] for a in screen.view["legal"] if a["type"] == "play"]
+        assert playable, "this deal (seed 11) gives Ann a card to play"
+        index = screen.shown_hand.index(playable[0])
         # click the card's chip in the hand (after the border and the padding)
         hand = screen.query_one("#hand")
-        lines = [line.plain for line in Content.from_markup(hand_markup(screen.view, screen.selected))
-                 .wrap(hand.content_region.width)]
-        chip = f"{index + 1}* {playable[0]} "
+        shown = hand_lines(screen.view, screen.selected, hand.content_region.width)
+        lines = Content.from_markup(shown).plain.split("\n")
+        chip = f"{index + 1}* "
         row = next(number for number, line in enumerate(lines) if chip in line)
         assert await pilot.click("#hand", offset=(2 + lines[row].index(chip) + 3, 1 + row))
         screen = await settle(pilot, app, client)
@@ -278,9 +312,11 @@ async def test_an_illegal_card_shows_a_reason_and_changes_nothing() -> None:
         screen = await settle(pilot, app, client)
         assert screen.view is not None
         version = screen.view["version"]
-        await pilot.press("k")  # nothing was drawn
-        await pilot.pause()
-        assert "no drawn card" in screen.banner_text
+        await pilot.press("k")  # nothing was drawn: the table says why, and nothing changes
+        screen = await settle(pilot, app, client)
+        notice = str(screen.query_one("#notice").render())
+        assert screen.refusal is not None and notice == screen.refusal[0], notice
+        assert "_" not in notice and "seat" not in notice.lower(), notice
         assert client.version == version
 
 
@@ -306,4 +342,4 @@ async def test_the_settings_screen_starts_a_game_and_names_a_bad_field() -> None
         await settle(pilot, app, client)
         assert client.table is not None and client.table.settings.target_score == 200
         assert [seat.level for seat in client.table.seats] == [None, "normal"]
-        assert isinstance(app.screen, SeatDialog)  # Ann (9) is the King and chooses the Jester
+        assert table_screen(app).royal_kind() == "jester"  # Ann (9) is the King and chooses the Jester

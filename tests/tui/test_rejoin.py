@@ -191,7 +191,7 @@ async def test_leave_come_back_to_the_same_seat_and_watch(tmp_path: Path, data: 
             assert screen.view["you"] is None and screen.view["game"]["hand"] == []
             assert screen.view["game"]["hand_sizes"][1] > 0
             assert WATCHING_TEXT in text_of(app, "#hand")
-            assert "watching" in text_of(app, "#status")
+            assert "Server: connected, watching" in text_of(app, "#bar")
             actions = text_of(app, "#actions")
             assert "Help" in actions and "Quit" in actions and "Draw" not in actions
             version = server.table(code).version

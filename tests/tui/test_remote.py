@@ -68,7 +68,7 @@ async def test_terminal_and_browser_protocol_clients_play_one_game(tmp_path: Pat
             assert screen is not None and screen.view is not None
             assert screen.view["phase"] == "lobby" and screen.view["you"] == 2
             assert "Waiting for the host" in str(screen.query_one("#table-info").render())
-            assert "Server: connected" in str(screen.query_one("#status").render())
+            assert "Server: connected" in str(screen.query_one("#bar").render())
             assert (await host.host("start"))["type"] == "ack"
             for _ in range(3000):
                 await caught_up(pilot, app, remote, server, code, host)

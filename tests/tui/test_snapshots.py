@@ -12,31 +12,38 @@ import pytest
 
 from royal_revenge.client import LocalClient, LocalGame
 from royal_revenge.client.clock import FakeClock
-from royal_revenge.engine import GameRecord
+from royal_revenge.engine import Catch, GameRecord
 from royal_revenge.session import Table, TableSettings
 from royal_revenge.tui import RoyalRevengeApp
 
-from .helpers import SIZE, fast_settings, local_app, settle
+from .helpers import fast_settings, forgetful_agents, local_app, settle, situation
 
 pytestmark = pytest.mark.timeout(60)
 
 
-def test_settings_screen(snap_compare: Any) -> None:
+SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+
+
+@SIZES
+def test_settings_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     game = LocalGame(TableSettings(players=3), "Ann", 9, ("easy", "hard"), seed=1)
-    assert snap_compare(RoyalRevengeApp(game=game, clock=FakeClock(), bell=False), terminal_size=SIZE)
+    assert snap_compare(RoyalRevengeApp(game=game, clock=FakeClock(), bell=False), terminal_size=size)
 
 
-def test_royal_decision_dialog(snap_compare: Any) -> None:
+@SIZES
+def test_the_kings_choice_above_the_hand(snap_compare: Any, size: tuple[int, int]) -> None:
     app, client, _ = local_app(fast_settings(players=4), bots=("easy", "normal", "hard"), seed=3)
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot, app, client)
+        await pilot.pause()
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-def test_table_mid_game(snap_compare: Any) -> None:
-    app, client, _ = local_app(fast_settings(players=4), bots=("easy", "normal", "hard"), seed=3)
+@SIZES
+def test_table_mid_game(snap_compare: Any, size: tuple[int, int]) -> None:
+    app, client, _ = local_app(fast_settings(players=6), bots=("easy", "normal", "hard", "easy", "normal"), seed=3)
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot, app, client)
@@ -44,8 +51,31 @@ def test_table_mid_game(snap_compare: Any) -> None:
         await settle(pilot, app, client)
         await pilot.press("right", "right")
         await settle(pilot, app, client)
+        await pilot.pause()
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_a_catch_moment(snap_compare: Any, size: tuple[int, int]) -> None:
+    """A bot played its next-to-last card without calling UNO: the Catch shows on it and in the action bar."""
+    settings = fast_settings(players=4)
+
+    def catchable(table: Table) -> bool:
+        assert table.game is not None
+        return any(isinstance(action, Catch) for action in table.game.state.legal_actions(0))
+
+    game, record = situation(settings, ("easy", "easy", "easy"), catchable, agent_factory=forgetful_agents,
+                             human="draw")
+    clock = FakeClock()
+    client = LocalClient(game, clock=clock, record=record, agent_factory=forgetful_agents)
+    app = RoyalRevengeApp(client, clock=clock, bell=False)
+
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot, app, client)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 def played_round(settings: TableSettings, seed: int) -> GameRecord:
@@ -67,7 +97,8 @@ def played_round(settings: TableSettings, seed: int) -> GameRecord:
     raise AssertionError("the round did not end")
 
 
-def test_round_results(snap_compare: Any) -> None:
+@SIZES
+def test_round_results(snap_compare: Any, size: tuple[int, int]) -> None:
     settings = fast_settings(players=3, turn_seconds=3.0, max_timeouts=100)
     record = played_round(settings, seed=2)
     clock = FakeClock()
@@ -77,10 +108,11 @@ def test_round_results(snap_compare: Any) -> None:
     async def run_before(pilot: Any) -> None:
         await settle(pilot, app, client)
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-def test_help_screen(snap_compare: Any) -> None:
+@SIZES
+def test_help_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     app, client, _ = local_app(fast_settings(), seed=1)
 
     async def run_before(pilot: Any) -> None:
@@ -89,4 +121,4 @@ def test_help_screen(snap_compare: Any) -> None:
         await settle(pilot, app, client)
         await pilot.press("question_mark")
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

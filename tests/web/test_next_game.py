@@ -153,10 +153,13 @@ def test_a_whole_game_where_one_forgets_uno_and_the_other_catches(pages: Any, se
 
 
 def _seated(pages: Any, server_url: str, settings: dict[str, Any], bots: list[str | None],
-            **page_options: Any) -> tuple[Any, dict[str, Any]]:
-    """A table opened through the API (settings the start page does not offer) and Ann's page at her seat."""
+            script: str | None = None, **page_options: Any) -> tuple[Any, dict[str, Any]]:
+    """A table opened through the API (settings the start page does not offer) and Ann's page at her seat
+    (``script`` runs in the page before its own scripts)."""
     created = api(f"{server_url}/api/tables", "POST", {"name": "Ann", "settings": settings, "bots": bots})
     page = pages(**page_options)
+    if script is not None:
+        page.context.add_init_script(script)
     page.goto(server_url + PAGE)
     page.evaluate("([code, seat]) => localStorage.setItem('rr:' + code, JSON.stringify(seat))",
                   [created["code"], {"token": created["token"], "seat": created["seat"]}])
@@ -330,3 +333,54 @@ def test_the_table_has_no_serious_accessibility_violations(pages: Any, server_ur
     for seat in phone.locator(".seat").all():
         seat_box = seat.bounding_box()
         assert seat_box and seat_box["x"] >= 0 and seat_box["x"] + seat_box["width"] <= 390
+
+
+def test_a_seat_the_bot_plays_after_a_time_out_is_taken_back(pages: Any, server_url: str) -> None:
+    """Ann lets her decision time out: the page says a bot plays her seat, and one click gives it back."""
+    page, _ = _seated(pages, server_url, {"players": 3, "turn_seconds": 3, "max_timeouts": 1,
+                                          "bot_delay_seconds": 0.6, "scepter_min_seconds": 3000,
+                                          "scepter_max_seconds": 3600}, ["easy", "easy"])
+    page.wait_for_selector("#btn-back", timeout=30_000)
+    assert "A bot is playing your seat" in page.inner_text("#autopilot")
+    assert view(page)["seats"][view(page)["you"]]["autopilot"] is True
+    page.click("#btn-back")
+    page.wait_for_function("!window.rr.view.seats[window.rr.view.you].autopilot", timeout=10_000)
+    assert not visible(page, "#btn-back")
+    assert not DEVELOPER_WORDS.search(page.inner_text("body"))
+
+
+CUE_RECORDER = """
+window.__notes = []; window.__vibrations = []; window.__hidden = false;
+window.Notification = class { static permission = "granted";
+  constructor(title, options) { window.__notes.push({title, body: options.body}); } close() {} };
+navigator.vibrate = (pattern) => { window.__vibrations.push(pattern); return true; };
+Object.defineProperty(document, "hidden", {get: () => window.__hidden});
+localStorage.setItem("rr.prefs", JSON.stringify({notifications: true}));
+"""
+"""The browser's Notification and vibrate, replaced by recorders (a headless browser shows neither)."""
+
+
+def test_a_decision_while_the_tab_is_hidden_notifies_and_vibrates(pages: Any, server_url: str) -> None:
+    """With notifications on, a decision that waits while Ann looks at another tab sends one notification with
+    the server's prompt; her phone vibrates when the decision starts (once she has touched the page)."""
+    page, _ = _seated(pages, server_url, {"players": 3, "bot_delay_seconds": 0.5, "turn_seconds": 60,
+                                          "scepter_min_seconds": 3000, "scepter_max_seconds": 3600},
+                      ["easy", "easy"], script=CUE_RECORDER, has_touch=True)
+    page.mouse.click(5, 5)  # (a gesture: browsers vibrate only after one)
+    for _ in range(200):  # until it is not Ann's decision
+        if not view(page)["game"] or view(page)["game"]["pending"]["seat"] != view(page)["you"]:
+            break
+        take_turn(page, call_uno=True)
+        page.wait_for_timeout(100)
+    page.evaluate("window.__notes = []; window.__vibrations = []; window.__hidden = true; "
+                  "document.dispatchEvent(new Event('visibilitychange'))")
+    page.wait_for_function("window.rr.view.game.pending.seat === window.rr.view.you", timeout=30_000)
+    page.wait_for_function("window.__notes.length > 0", timeout=5_000)
+    notes = page.evaluate("window.__notes")
+    assert notes[0]["title"] == "UNO Royal Revenge" and notes[0]["body"] == view(page)["prompt"], notes
+    assert page.title().startswith("(!) Your turn")
+    assert page.evaluate("window.__vibrations.length") >= 1
+    page.evaluate("window.__hidden = false; document.dispatchEvent(new Event('visibilitychange'))")
+    take_turn(page, call_uno=True)
+    page.wait_for_function("window.rr.view.game.pending.seat !== window.rr.view.you || "
+                           "window.rr.view.game.pending.kind !== 'turn'", timeout=10_000)

@@ -123,6 +123,9 @@ class LocalClient(BaseClient):
     async def host(self, command: str, *, level: str | None = None, seat: int | None = None) -> None:
         await self._handle(self.host_message(command, level, seat))
 
+    async def back(self) -> None:
+        await self._handle({"type": "back", "id": self.next_id("b")})
+
     async def sync(self) -> None:
         self._published = -1
         self._publish()
@@ -171,6 +174,8 @@ class LocalClient(BaseClient):
         try:
             if message["type"] == "action":
                 version = table.act(self._token, message["action"], self.clock.now(), client_id=message_id)
+            elif message["type"] == "back":
+                version = table.take_back(self._token, self.clock.now())
             else:
                 version = _host_command(table, self._token, message, self.clock.now())
         except TableError as error:

@@ -254,6 +254,9 @@ class RemoteClient(BaseClient):
     async def host(self, command: str, *, level: str | None = None, seat: int | None = None) -> None:
         await self._send(self.host_message(command, level, seat))
 
+    async def back(self) -> None:
+        await self._send({"type": "back", "id": self.next_id("b")})
+
     async def sync(self) -> None:
         await self._send({"type": "sync"})
 

@@ -39,6 +39,7 @@ from .hub import Clock, Hub, Subscriber
 from .protocol import (
     PROTOCOL_VERSION,
     ActionMessage,
+    BackMessage,
     ChatMessage,
     ClientMessage,
     CreateTableRequest,
@@ -667,6 +668,8 @@ def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, mes
                    reply)
     elif isinstance(message, RematchMessage):
         hub.submit(code, lambda t, now: t.ask_rematch(token, now), subscriber, message_id, reply)
+    elif isinstance(message, BackMessage):
+        hub.submit(code, lambda t, now: t.take_back(token, now), subscriber, message_id, reply)
     else:
         hub.submit(code, lambda t, now: _host_command(t, token, message, now), subscriber, message_id, reply)
 

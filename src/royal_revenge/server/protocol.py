@@ -26,6 +26,7 @@ __all__ = [
     "ChatMessage",
     "ReactMessage",
     "LeaveMessage",
+    "BackMessage",
     "RematchMessage",
     "ClientMessage",
     "HelloMessage",
@@ -109,6 +110,12 @@ class RematchMessage(_Message, tag="rematch", frozen=True):
     id: _Id
 
 
+class BackMessage(_Message, tag="back", frozen=True):
+    """The person is back: a seat a bot plays for them (``autopilot``) is theirs again (``Table.take_back``)."""
+
+    id: _Id
+
+
 class SyncMessage(_Message, tag="sync", frozen=True):
     """Ask for a full snapshot again."""
 
@@ -118,7 +125,7 @@ class PingMessage(_Message, tag="ping", frozen=True):
 
 
 ClientMessage = (ActionMessage | HostMessage | SyncMessage | PingMessage | ChatMessage | ReactMessage | LeaveMessage
-                 | RematchMessage)
+                 | RematchMessage | BackMessage)
 _decode: Final = msgspec.json.Decoder(ClientMessage).decode
 """Parses and checks in one pass (msgspec, strict: no coercion of types); every frame a player sends goes through it."""
 

@@ -1233,6 +1233,21 @@ class Table:
             self._social_changed()
         return self.version
 
+    def take_back(self, token: str | None, now: float) -> int:
+        """The person holding ``token`` is back at the keyboard: a seat a bot was playing for them (on autopilot,
+        after timed-out decisions) is theirs again, and their next decision waits for them. Returns the version
+        after it (unchanged when the seat was theirs already)."""
+        seat = self.seat_of(token)
+        player = self.seats[seat]
+        if not player.autopilot and not player.timeouts:
+            return self.version
+        player.autopilot = False
+        player.timeouts = 0
+        self._seats_changed()
+        self._changed(now)
+        self._schedule(now)
+        return self.version
+
     def _rematch_agreed(self, now: float) -> bool:
         """If every person at the finished table asks for a rematch, deal it. "At the table" is connected: a
         rematch does not wait for someone who has gone away, the host included (the host's asking starts it

@@ -43,7 +43,7 @@ class RoyalRevengeApp(App[None]):
 
     def __init__(self, client: TableClient | None = None, *, game: LocalGame | None = None,
                  clock: Clock | None = None, agent_factory: AgentFactory | None = None, bell: bool = True,
-                 save_path: Path = DEFAULT_SAVE) -> None:
+                 save_path: Path = DEFAULT_SAVE, uno_assist: bool = False) -> None:
         super().__init__()
         self.client = client
         self.game = game or LocalGame()
@@ -53,6 +53,8 @@ class RoyalRevengeApp(App[None]):
         self.bells = 0
         """How often the fanfare rang (whether or not the bell is on)."""
         self.save_path = save_path
+        self.uno_assist = uno_assist
+        """Call UNO for the person when they play their next-to-last card (off: they must press u, or be caught)."""
         self.failure: str | None = None
         """Why the game could not start (the app then exits with status 1)."""
         self.notices: list[str] = []

@@ -1,49 +1,49 @@
 """Views to Textual markup: pure functions of the view dict the table sends (no rules here).
 
-Every card shows its code and its name in words (``R7 red 7``, ``BJ blue Jester``, ``W Wild``),
-so the hand reads the same without colour; colour only adds to it.
+Every card reads in words (``red 7``, ``blue Jester``, ``Wild``), so the hand reads the same without
+colour; colour only adds to it. The sentences about the game (whose decision it is, the hints, the log,
+the refusals) are the table's own (``view["prompt"]``, ``view["hint"]``, the log's ``text``), the same
+words the browser game shows; this module only lays them out for a terminal of a given size.
 """
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any, Final
 
 from textual.markup import escape
 
 __all__ = [
     "COLOURS",
-    "KIND_TEXT",
     "card_markup",
     "card_name",
-    "centre_markup",
-    "hand_markup",
+    "clock_markup",
+    "decider_of",
+    "hand_lines",
     "legal_of",
-    "log_lines",
-    "pending_text",
+    "log_tail",
     "players_markup",
     "results_markup",
     "result_key",
+    "royal_markup",
     "seat_name",
+    "sorted_hand",
+    "table_markup",
+    "target_words",
 ]
 
 COLOURS: Final = {"R": "red", "Y": "yellow", "G": "green", "B": "blue"}
 _WORDS: Final = {"R": "Reverse", "S": "Skip", "K": "King's Choice", "J": "Jester"}
 _STYLE: Final = {
     "R": "bold #ffffff on #b71c1c",
-    "Y": "bold #000000 on #fdd835",
+    "Y": "bold #1a1a1a on #fdd835",
     "G": "bold #ffffff on #1b5e20",
     "B": "bold #ffffff on #0d47a1",
     None: "bold #ffffff on #4a148c",
 }
-KIND_TEXT: Final = {
-    "turn": "play a card or draw",
-    "drawn": "play the drawn card or keep it",
-    "colour": "choose the Wild's colour",
-    "victim": "choose who draws for the King's Choice",
-    "jester": "choose the Jester",
-    "round_over": "the round is over",
-    "game_over": "the game is over",
-}
+_ORDER: Final = "RYGBW"
+_RANK: Final = {**{str(number): number for number in range(1, 9)}, "R": 9, "S": 10, "K": 11, "J": 12}
+ROYAL_KINDS: Final = ("colour", "victim", "jester")
 
 
 def card_name(text: str) -> str:
@@ -55,11 +55,22 @@ def card_name(text: str) -> str:
     return f"{colour} {_WORDS.get(rest, rest)}"
 
 
-def card_markup(text: str, *, extra: str = "") -> str:
-    """A card as a coloured chip with its code and name."""
+_PALE: Final = {"R": "#ef5350", "Y": "#fdd835", "G": "#66bb6a", "B": "#64b5f6", None: "#ce93d8"}
+"""A card that cannot be played now: its name in its colour, with no chip behind it."""
+
+
+def card_markup(text: str, *, extra: str = "", pale: bool = False) -> str:
+    """A card as a coloured chip with its name (``pale``: the name in its colour only, for a card that cannot
+    be played now)."""
     colour = None if text == "W" else text[:1]
-    style = _STYLE.get(colour, _STYLE[None])
-    return f"[{style}{extra}] {escape(text)} {escape(card_name(text))} [/]"
+    style = _PALE.get(colour, _PALE[None]) if pale else _STYLE.get(colour, _STYLE[None])
+    return f"[{style}{extra}] {escape(card_name(text))} [/]"
+
+
+def sorted_hand(hand: list[str]) -> list[str]:
+    """The hand as it is shown: by colour (red, yellow, green, blue, Wilds), then number, then symbol, as the
+    browser game sorts it by default. The number keys play the cards in this order."""
+    return sorted(hand, key=lambda card: (_ORDER.index(card[0]), _RANK.get(card[1:], 0)))
 
 
 def seat_name(view: dict[str, Any], seat: int | None) -> str:
@@ -76,93 +87,156 @@ def legal_of(view: dict[str, Any] | None, kind: str) -> list[dict[str, Any]]:
     return [action for action in view.get("legal") or [] if action.get("type") == kind]
 
 
-def players_markup(view: dict[str, Any]) -> str:
-    """One line per seat: name, cards, score, Crown, Jester Hat, whose move."""
+def target_words(view: dict[str, Any]) -> str:
+    """``to 500 points``, or ``one round`` when the game is a single round."""
+    settings = view.get("settings") or {}
+    if settings.get("single_round"):
+        return "one round"
+    return f"to {settings.get('target_score', 500)} points"
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def players_markup(view: dict[str, Any], width: int) -> str:
+    """One line per seat: whose decision it is, the number and name, the cards and points, the Crown, the
+    Jester Hat, a called UNO, and a Catch when this seat can be caught now. ``width`` is the panel's."""
     game = view.get("game")
+    seats = view.get("seats") or []
+    catchable = {action["seat"] for action in legal_of(view, "catch")}
+    called = set(view.get("uno_called") or [])
+    pending = (game or {}).get("pending") or {}
+    hat_waits = game is not None and pending.get("kind") == "jester" and game.get("jester") == game.get("king")
+    names = [(info.get("name") or "open seat") + (" (you)" if seat == view.get("you") else "")
+             for seat, info in enumerate(seats)]
+    numbers_width = 16 if game else 0
+    name_width = max(8, min(max((len(name) for name in names), default=8), 20, width - 5 - numbers_width - 8))
     lines = []
-    for seat, info in enumerate(view.get("seats") or []):
+    for seat, info in enumerate(seats):
         name = info.get("name") or ("open seat" if info.get("kind") == "open" else f"Seat {seat + 1}")
-        marker = "  "
-        if game:
-            pending = game["pending"]
-            if pending.get("seat") == seat:
-                marker = "▶ "
-        you = " (you)" if seat == view.get("you") else ""
+        if seat == view.get("you"):
+            name += " (you)"
+        notes = []
+        if info.get("autopilot"):
+            notes.append("a bot plays")
+        elif info.get("kind") == "human" and info.get("connected") is False and game:
+            notes.append("away")
+        marker = "▶" if game and pending.get("seat") == seat else " "
         badges = []
         if game and game.get("king") == seat:
             badges.append("[bold #ffd54f]♔ King[/]")
         if game and game.get("jester") == seat:
-            badges.append("[bold #ce93d8]☺ Jester[/]")
-        notes = []
-        if info.get("kind") == "bot":
-            notes.append(f"bot · {info.get('level')}")
-        if info.get("autopilot"):
-            notes.append("bot playing")
-        if info.get("kind") == "human" and info.get("connected") is False:
-            notes.append("offline")
-        count = game["hand_sizes"][seat] if game else "-"
-        score = game["scores"][seat] if game else 0
-        label = f"{marker}{seat + 1}. {name}{you}"
+            badges.append("[bold #ce93d8]☺ Hat waits[/]" if hat_waits else "[bold #ce93d8]☺ Jester[/]")
+        if seat in called:
+            badges.append("[bold reverse #ff7043] UNO [/]")
+        if seat in catchable:
+            badges.append(f"[@click=screen.catch({seat})][bold reverse #ffee58]c catch![/][/]")
+        if game:
+            count = game["hand_sizes"][seat]
+            cards = f"{count:>2} card " if count == 1 else f"{count:>2} cards"
+            numbers = f"{cards} {game['scores'][seat]:>3} pts"
+        else:
+            numbers = ""
+        label = _fit(name, name_width)
         note = f" [dim]({escape(', '.join(notes))})[/]" if notes else ""
-        cards = "1 card" if count == 1 else f"{count} cards"
-        lines.append(f"[b]{escape(label)}[/b]{note}\n     {cards} · {score} pts  {' '.join(badges)}")
+        line = f"{marker} {seat + 1} [b]{escape(f'{label:<{name_width}}')}[/b] {numbers} {' '.join(badges)}{note}"
+        lines.append(line.rstrip())
     return "\n".join(lines)
 
 
-def centre_markup(view: dict[str, Any]) -> str:
+def table_markup(view: dict[str, Any]) -> str:
+    """The top card, the active colour, the draw pile and where play goes next."""
     game = view["game"]
-    colour = COLOURS.get(game.get("active_colour") or "", None)
-    colour_text = (f"[{_STYLE[game['active_colour']]}] {colour.upper()} [/]" if colour else "being chosen")
-    direction = "left ↻ (to the next seat number)" if game["direction"] == 1 else "right ↺ (to the previous seat)"
-    lines = [
-        f"Top card: {card_markup(game['top'])}",
-        f"Active colour: {colour_text}",
-        f"Play goes {direction}",
-        f"Draw pile: {game['draw_pile_size']} cards · round {game['round_no']} · "
-        f"to {game['options']['target_score']} points",
-    ]
-    return "\n".join(lines)
-
-
-def pending_text(view: dict[str, Any]) -> str:
-    game = view["game"]
-    pending = game["pending"]
-    seat = pending.get("seat")
-    kind = pending.get("kind", "")
-    if seat is None:
-        text = str(KIND_TEXT.get(kind, kind))
-        text = text[:1].upper() + text[1:]
-    elif seat == view.get("you"):
-        text = f"Your move: {KIND_TEXT.get(kind, kind)}"
+    letter = game.get("active_colour")
+    colour = COLOURS.get(letter or "")
+    colour_text = f"[{_STYLE[letter]}] {colour.upper()} [/]" if colour else "[i]being chosen[/]"
+    direction = "left ↻" if game["direction"] == 1 else "right ↺"
+    lines = [f"Top    {card_markup(game['top'])}",
+             f"Colour {colour_text} · pile {game['draw_pile_size']}"]
+    current = game.get("current")
+    if current is not None:
+        following = (current + game["direction"]) % len(view.get("seats") or [1])
+        lines.append(f"Next   {escape(seat_name(view, following))} · {direction}")
     else:
-        who = f"King {seat_name(view, seat)}" if kind in ("colour", "victim", "jester") else seat_name(view, seat)
-        text = f"{who} must {KIND_TEXT.get(kind, kind)}"
-    if game.get("fanfare_queued"):
-        text += " · the fanfare has sounded!"
-    return text
+        lines.append(f"Play goes {direction}")
+    return "\n".join(lines)
 
 
-def hand_markup(view: dict[str, Any], selected: int) -> str:
-    """The hand as clickable chips: number, code, name; ``*`` marks a playable card, ``>`` the selected one."""
+def clock_markup(left: float, total: float, width: int = 10) -> str:
+    """The decision's countdown: a bar and the seconds left (red in the last five)."""
+    filled = round(width * min(1.0, left / total)) if total > 0 else 0
+    colour = "red" if left < 5 else "green"
+    return f"[{colour}]{'█' * filled}{'░' * (width - filled)}[/] {int(left + 0.999):>3} s"
+
+
+def royal_markup(view: dict[str, Any]) -> str:
+    """The King's choices as keys to press or click, in one line: the colours, or the seats with their cards."""
     game = view["game"]
-    hand = game.get("hand") or []
+    kind = game["pending"]["kind"]
+    parts = []
+    if kind == "colour":
+        for action in legal_of(view, "colour"):
+            letter = action["colour"]
+            parts.append(f"[@click=screen.choose_colour('{letter}')][{_STYLE[letter]}] {letter}: "
+                         f"{COLOURS[letter]} [/][/]")
+        return "  ".join(parts)
+    for action in legal_of(view, kind):
+        seat = action["seat"]
+        you = " (you)" if seat == view.get("you") else ""
+        count = game["hand_sizes"][seat]
+        label = f"{seat + 1}: {_fit(seat_name(view, seat), 14)}{you} ({count})"
+        parts.append(f"[@click=screen.choose_seat({seat})][bold reverse] {escape(label)} [/][/]")
+    return " ".join(parts)
+
+
+def decider_of(entry: dict[str, Any]) -> int | None:
+    """The seat whose decision a log entry records (the King's for a royal choice, the catcher's for a catch)."""
+    field = "from" if entry.get("kind") in ("VictimChosen", "JesterChosen", "Caught") else "seat"
+    seat = entry.get(field)
+    return seat if isinstance(seat, int) else None
+
+
+def hand_lines(view: dict[str, Any], selected: int, width: int) -> str:
+    """The hand (sorted, :func:`sorted_hand`) as clickable chips packed into lines of ``width`` cells: a chip
+    never breaks. ``*`` marks a playable card and ``▸`` the selected one; on your turn the cards you cannot
+    play show as their coloured names only, without a chip."""
+    game = view["game"]
     if view.get("you") is None:
-        return "[dim]Spectators see no hand.[/]"
+        return "[dim]You are watching: spectators see no hand.[/]"
+    hand = sorted_hand(game.get("hand") or [])
     if not hand:
         return "[dim]No cards in hand.[/]"
     playable = {action["card"] for action in legal_of(view, "play")}
-    chips = []
+    mine = game["pending"].get("seat") == view.get("you") and game["pending"].get("kind") in ("turn", "drawn")
+    lines: list[str] = []
+    line: list[str] = []
+    used = 0
     for index, card in enumerate(hand):
+        number = str(index + 1) if index < 9 else ("0" if index == 9 else " ")
+        pointer = "▸" if index == selected else " "
         mark = "*" if card in playable else " "
-        pointer = ">" if index == selected else " "
-        number = str(index + 1) if index < 9 else ("0" if index == 9 else "·")
-        chip = card_markup(card, extra=" reverse" if index == selected else "")
-        chips.append(f"[@click=screen.pick({index})]{pointer}{number}{mark}{chip}[/]")
-    return "  ".join(chips) + "\n[dim]* playable   > selected   ←/→ choose, Enter play, 1-9 play that card[/]"
+        pale = mine and card not in playable and index != selected
+        extra = " reverse" if index == selected else ""
+        chip = f"[@click=screen.pick({index})]{pointer}{number}{mark}{card_markup(card, extra=extra, pale=pale)}[/]"
+        cells = 3 + len(card_name(card)) + 2
+        if line and used + 1 + cells > width:
+            lines.append(" ".join(line))
+            line, used = [], 0
+        used += cells + (1 if line else 0)
+        line.append(chip)
+    lines.append(" ".join(line))
+    return "\n".join(lines)
 
 
-def log_lines(view: dict[str, Any], count: int = 8) -> list[str]:
-    return [entry["text"] for entry in (view.get("log") or [])[-count:]]
+def log_tail(view: dict[str, Any], width: int, height: int) -> str:
+    """The newest log lines that fit ``height`` lines of ``width`` cells, wrapped between words: the last line
+    shown is always the newest event."""
+    width = max(10, width)
+    wrapped: list[str] = []
+    for entry in (view.get("log") or [])[-max(1, height):]:
+        wrapped.extend(textwrap.wrap(entry["text"], width, subsequent_indent="  ") or [""])
+    return "\n".join(escape(line) for line in wrapped[-max(1, height):])
 
 
 def result_key(view: dict[str, Any]) -> str | None:
@@ -190,7 +264,7 @@ def results_markup(view: dict[str, Any]) -> tuple[str, str]:
                  + (" (blocked)" if result.get("blocked") else ""))
     width = max(len(seat_name(view, seat)) for seat in range(len(view["seats"]))) + len(" (you)") + 2
     rows = [f"The round is worth {result['points']} points.", "",
-            f"[b]{'Player':<{width}}{'Left in hand':>14}{'Score':>8}[/b]  (to {game['options']['target_score']})"]
+            f"[b]{'Player':<{width}}{'Left in hand':>14}{'Score':>8}[/b]  ({target_words(view)})"]
     for seat in range(len(view["seats"])):
         name = seat_name(view, seat) + (" (you)" if seat == view.get("you") else "")
         rows.append(f"{escape(f'{name:<{width}}')}{result['hand_points'][seat]:>14}{game['scores'][seat]:>8}")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, VerticalScroll
+from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
@@ -45,6 +46,7 @@ class SettingsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         game, settings = self.game, self.game.settings
         yield Header(show_clock=False)
+        yield Static("", id="settings-error")  # (above the form: in view whatever the terminal's height)
         with VerticalScroll(id="settings"):
             yield Static("[b]A new game against bots[/b]  ·  Tab moves between fields, Ctrl+S starts.",
                          id="settings-intro")
@@ -62,9 +64,9 @@ class SettingsScreen(Screen[None]):
                     yield Label(f"Bot at seat {index + 2}", id=f"bot-label-{index}")
                     yield Select([(name, name) for name in BOT_LEVELS], value=level, id=f"bot-{index}",
                                  allow_blank=False, compact=True)
-                yield Label("Target score (R-SCORE-5)")
+                yield Label("Target score (points that win the game)")
                 yield Input(str(settings.target_score), id="target", type="integer", compact=True)
-                yield Label("Scoring (R-SCORE-4)")
+                yield Label("Scoring")
                 yield Select(_SCORING, value=settings.scoring, id="scoring", allow_blank=False, compact=True)
                 yield Label("Single round")
                 yield _yes_no("single_round", settings.single_round, "one round is the whole game",
@@ -81,9 +83,11 @@ class SettingsScreen(Screen[None]):
                     yield Input(f"{settings.scepter_max_seconds:g}", id="scepter_max", type="number", compact=True)
                 yield Label("Bots wait (seconds; 0 plays fast)")
                 yield Input(f"{settings.bot_delay_seconds:g}", id="bot_delay", type="number", compact=True)
+                yield Label("Call UNO for me")
+                yield _yes_no("uno_assist", self.rr_app.uno_assist, "with my next-to-last card",
+                              "I press u myself (or I can be caught)")
                 yield Label("Fanfare rings the bell")
                 yield _yes_no("bell", self.rr_app.bell_on, "ring the terminal bell", "silent (the banner still shows)")
-            yield Static("", id="settings-error")
             with Horizontal(id="settings-buttons"):
                 yield Button("Start the game (Ctrl+S)", id="start", variant="primary")
                 yield Button("Quit (Esc)", id="quit")
@@ -100,6 +104,7 @@ class SettingsScreen(Screen[None]):
         self.title = "UNO Royal Revenge"
         self.sub_title = "settings"
         self._show_bots(self.game.settings.players)
+        self.query_one("#settings-error").display = False
         if self.app.is_headless:  # steady screenshots: no blinking cursor
             for field in self.query(Input):
                 field.cursor_blink = False
@@ -166,7 +171,10 @@ class SettingsScreen(Screen[None]):
         try:
             game = self.read()
         except TableError as error:
-            self.query_one("#settings-error", Static).update(f"[b red]{error}[/]")
+            message = self.query_one("#settings-error", Static)
+            message.update(f"[b]{escape(str(error))}[/]")
+            message.display = True
             return
         self.rr_app.bell_on = self.query_one("#bell", Select).value is True
+        self.rr_app.uno_assist = self.query_one("#uno_assist", Select).value is True
         self.rr_app.begin_local(game)

@@ -1,37 +1,45 @@
 """The table: players, the discard, the pending decision with its countdown, the hand, the log.
 
-It renders the view the client holds and sends actions picked from ``view["legal"]``; the
-King's decisions and the results open as dialogs when the view asks for them.
+It renders the view the client holds and sends actions picked from ``view["legal"]``. Everything a person
+must act on stays on the one screen, from 80x24 up: the King's choices sit above the hand (never over it),
+the log always ends with the newest event, and a decision that becomes yours closes help or the save dialog.
+Only the round results open as a dialog.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.markup import escape
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from ..client.base import TableClient
-from .dialogs import ColourDialog, HelpScreen, ResultsDialog, SaveDialog, SeatDialog
+from .dialogs import HelpScreen, ResultsDialog, SaveDialog
 from .render import (
+    ROYAL_KINDS,
     card_name,
-    centre_markup,
-    hand_markup,
+    clock_markup,
+    decider_of,
+    hand_lines,
     legal_of,
-    log_lines,
-    pending_text,
+    log_tail,
     players_markup,
     result_key,
+    royal_markup,
     seat_name,
+    sorted_hand,
+    table_markup,
+    target_words,
 )
 
 if TYPE_CHECKING:
@@ -42,6 +50,33 @@ __all__ = ["TableMessage", "TableScreen"]
 _BANNER_SECONDS: Final = 4.0
 
 
+class Fitted(Static):
+    """Text laid out for the size the widget has: the hand packed into its width, the log's newest lines into
+    its height. It lays the text out again whenever its size changes (a resize, the hand growing)."""
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__("", id=id)
+        self._fit: Callable[[int, int], str] | None = None
+        self._text: str | None = None
+
+    def fit(self, layout: Callable[[int, int], str]) -> None:
+        """Show ``layout(width, height)``, now and after every change of size."""
+        self._fit = layout
+        self._refit()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._refit()
+
+    def _refit(self) -> None:
+        if self._fit is None:
+            return
+        size = self.content_size
+        text = self._fit(size.width or 60, size.height or 3)
+        if text != self._text:
+            self._text = text
+            self.update(text)
+
+
 class TableMessage(Message):
     """A message from the table (``state``, ``ack``, ``error``, ``status``), in the server's shape."""
 
@@ -50,24 +85,36 @@ class TableMessage(Message):
         self.data = data
 
 
+def _pending_key(view: dict[str, Any] | None) -> tuple[Any, ...] | None:
+    """What the table waits for now (a refusal about an earlier decision is stale once it changes)."""
+    game = (view or {}).get("game")
+    if not game:
+        return None
+    pending = game["pending"]
+    return (view or {}).get("game_no"), game["round_no"], pending.get("kind"), pending.get("seat"), game["current"]
+
+
 class TableScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,h", "move(-1)", "Card ←", show=False),
         Binding("right,l", "move(1)", "Card →", show=False),
-        Binding("enter,space", "play_selected", "Play"),
+        Binding("enter,space", "play_selected", "Play", show=False),
         *[Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)],
         Binding("0", "pick(9)", show=False),
-        Binding("d", "draw", "Draw"),
+        Binding("d", "draw", "Draw", show=False),
         Binding("p", "play_drawn", "Play drawn", show=False),
-        Binding("k", "keep", "Keep"),
-        Binding("u", "uno", "UNO"),
-        Binding("c", "catch", "Catch"),
-        Binding("s", "save", "Save"),
-        Binding("m", "mute", "Bell"),
+        Binding("k", "keep", "Keep", show=False),
+        Binding("u", "uno", "UNO", show=False),
+        Binding("c", "catch", "Catch", show=False),
+        Binding("r,R", "letter('R')", show=False),
+        Binding("y,Y", "letter('Y')", show=False),
+        Binding("g,G", "letter('G')", show=False),
+        Binding("b,B", "letter('B')", show=False),
+        Binding("s", "save", "Save", show=False),
+        Binding("m", "mute", "Bell", show=False),
         Binding("a", "add_bot", "Add bot", show=False),
-        Binding("g", "start_game", "Start", show=False),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("question_mark", "help", "Help", show=False),
+        Binding("q", "app.quit", "Quit", show=False),
     ]
 
     view: reactive[dict[str, Any] | None] = reactive(None, always_update=True, init=False)
@@ -81,10 +128,22 @@ class TableScreen(Screen[None]):
         self.overlay: ModalScreen[Any] | None = None
         self.overlay_key: str | None = None
         self.banner_text = ""
+        """The timed banner on the notice line (the fanfare, a catch, a setting toggled), or ``""``."""
+        self.banner_kind = "info"
+        self.refusal: tuple[str, tuple[Any, ...] | None] | None = None
+        """The last refusal and the decision it was about: shown until the table waits for something else."""
+        self.made_for = ""
+        """The last decision the table made for this person (a time-out, the bot on autopilot), until they act."""
+        self.uno_armed = False
+        """``u`` was pressed before playing the next-to-last card: the next play calls UNO with it."""
+        self.shown_hand: list[str] = []
+        """The hand in the order shown (and numbered) on screen."""
         self._shown: dict[str, str] = {}
-        self.answered: int | None = None
-        """The view version whose royal decision was just answered (its dialog stays closed meanwhile)."""
+        self._hand_size = -1
+        self._was_mine = False
         self._banner_timer: Timer | None = None
+        self.connection: dict[str, Any] | None = None
+        """The connection's last status (online tables): shown on the top line."""
 
     @property
     def rr_app(self) -> RoyalRevengeApp:
@@ -94,40 +153,41 @@ class TableScreen(Screen[None]):
         return self.app
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False)
+        yield Static("", id="bar")
         with Horizontal(id="top"):
             yield Static("", id="players")
-            with Vertical(id="centre"):
-                yield Static("", id="table-info")
-                yield Static("", id="pending")
-                yield Static("", id="status")
-        yield Static("", id="banner")
-        yield Static("", id="hand")
+            yield Static("", id="table-info")
+        with Vertical(id="decision"):
+            with Horizontal(id="prompt-line"):
+                yield Static("", id="prompt")
+                yield Static("", id="clock")
+            yield Static("", id="notice")
+            yield Static("", id="royal")
+        yield Fitted(id="hand")
         yield Static("", id="actions")
-        with VerticalScroll(id="log-box"):
-            yield Static("", id="log")
-        yield Footer()
+        yield Fitted(id="log")
 
     def on_mount(self) -> None:
-        self.title = "UNO Royal Revenge"
-        self.query_one("#banner").display = False
-        for selector, title in (("#players", "Players"), ("#table-info", "Table"), ("#pending", "Whose move"),
-                                ("#hand", "Your hand"), ("#log-box", "What happened")):
-            self.query_one(selector).border_title = title
-        self.set_interval(0.5, self.update_pending)
+        self.query_one("#royal").display = False
+        self.query_one("#players").border_title = "Players"
+        self.query_one("#hand").border_title = "Your hand"
+        self.query_one("#log").border_title = "What happened"
+        self.set_interval(0.5, self.update_prompt)
 
         def forward(data: dict[str, Any]) -> None:
             self.post_message(TableMessage(data))
 
         self._unsubscribe = self.client.subscribe(forward)
-        status = getattr(self.client, "last_status", None)
-        if status is not None:
-            self.show_status(status)
+        self.connection = getattr(self.client, "last_status", None)
         if self.client.view is not None:
             self.view = self.client.view
 
     def on_unmount(self) -> None:
         self._unsubscribe()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.view is not None:
+            self.render_view(self.view)
 
     # ------------------------------------------------------------------ messages from the table
 
@@ -138,25 +198,24 @@ class TableScreen(Screen[None]):
             self.view = self.client.view
         elif kind == "error":
             if data.get("code") != "rate_limited":
-                self.show_banner(str(data.get("message")), "bad")
-            self.answered = None
+                self.refusal = (str(data.get("message")), _pending_key(self.view))
+                self.update_notice()
             self.sync_overlay()
         elif kind == "status":
-            self.show_status(data)
-
-    def show_status(self, data: dict[str, Any]) -> None:
-        """The connection's state (online tables only)."""
-        self.put("#status", f"[{'green' if data.get('ok') else 'yellow'}]Server: {escape(str(data.get('text')))}[/]")
+            self.connection = data
+            if self.view is not None:
+                self.put("#bar", self.bar_markup(self.view))
 
     def watch_view(self, view: dict[str, Any] | None) -> None:
         if view is None:
             return
         self.render_view(view)
+        self.close_for_decision(view)
         self.sync_overlay()
 
     def watch_selected(self, selected: int) -> None:
         if self.view is not None and self.view.get("game"):
-            self.put("#hand", hand_markup(self.view, selected))
+            self.render_hand(self.view)
 
     # ------------------------------------------------------------------ rendering
 
@@ -166,88 +225,182 @@ class TableScreen(Screen[None]):
             self._shown[selector] = content
             self.query_one(selector, Static).update(content)
 
+    def mine(self, view: dict[str, Any] | None = None) -> bool:
+        """Whether the table waits for this person's decision."""
+        view = view if view is not None else self.view
+        game = (view or {}).get("game")
+        if not game or (view or {}).get("you") is None:
+            return False
+        pending = game["pending"]
+        return bool(pending.get("seat") == (view or {}).get("you") and pending.get("kind") not in (
+            "round_over", "game_over"))
+
+    def royal_kind(self, view: dict[str, Any] | None = None) -> str | None:
+        """The King's decision this person must make now (``colour``, ``victim``, ``jester``), or ``None``."""
+        view = view if view is not None else self.view
+        if not self.mine(view):
+            return None
+        kind = (view or {})["game"]["pending"]["kind"]
+        return str(kind) if kind in ROYAL_KINDS else None
+
+    def bar_markup(self, view: dict[str, Any]) -> str:
+        game = view.get("game")
+        parts = ["[b]UNO Royal Revenge[/b]"]
+        if not self.client.local:
+            parts.append(f"table {escape(_grouped(str(view.get('code') or '')))}")
+        if game:
+            parts.append(f"round {game['round_no']}")
+        parts.append(target_words(view))
+        status = self.connection
+        if status is not None:
+            colour = "green" if status.get("ok") else "yellow"
+            parts.append(f"[{colour}]Server: {escape(str(status.get('text')))}[/]")
+        return " · ".join(parts)
+
     def render_view(self, view: dict[str, Any]) -> None:
         game = view.get("game")
-        self.sub_title = f"table {view.get('code')}" + (f" · round {game['round_no']}" if game else "")
-        self.put("#players", players_markup(view))
+        self.put("#bar", self.bar_markup(view))
+        players = self.query_one("#players", Static)
+        self.put("#players", players_markup(view, max(30, players.content_size.width or self.size.width - 40)))
+        rows = max(3, len(view.get("seats") or []))
+        top = self.query_one("#top")
+        if top.styles.height is None or top.styles.height.value != rows + 2:
+            top.styles.height = rows + 2
         if game is None:
             self.render_lobby(view)
             return
-        hand = game.get("hand") or []
+        self.query_one("#table-info").border_title = f"Round {game['round_no']}"
+        hand = sorted_hand(game.get("hand") or [])
+        self.shown_hand = hand
+        if len(hand) != self._hand_size:
+            self._hand_size = len(hand)
+            self.uno_armed = False  # the call was for the play the person was about to make
         pending = game["pending"]
-        if pending.get("kind") == "drawn" and pending.get("seat") == view.get("you") and game.get("drawn") in hand:
-            self.selected = len(hand) - 1 - hand[::-1].index(game["drawn"])
+        if pending.get("kind") == "drawn" and self.mine(view) and game.get("drawn") in hand:
+            self.selected = hand.index(game["drawn"])
         self.selected = min(self.selected, max(0, len(hand) - 1))
-        self.put("#table-info", centre_markup(view))
-        self.put("#hand", hand_markup(view, self.selected))
+        self.put("#table-info", table_markup(view))
+        self.render_hand(view)
         self.put("#actions", self.actions_markup(view))
-        self.put("#log", "\n".join(log_lines(view, 30)))
-        self.query_one("#log-box", VerticalScroll).scroll_end(animate=False)
-        self.update_pending()
+        royal = self.royal_kind(view)
+        box = self.query_one("#royal", Static)
+        box.display = royal is not None
+        if royal is not None:
+            self.put("#royal", royal_markup(view))
         self.announce(view)
+        self.update_prompt()
+        self.update_notice()
+        self.render_log()
+
+    def render_hand(self, view: dict[str, Any]) -> None:
+        box = self.query_one("#hand", Fitted)
+        count = len(self.shown_hand)
+        box.border_title = f"Your hand · {count} card{'' if count == 1 else 's'}" if view.get("you") is not None \
+            else "Watching"
+        box.border_subtitle = "* playable · ←/→ choose · Enter or 1-9 plays" if count else ""
+        selected = self.selected
+        box.fit(lambda width, height: hand_lines(view, selected, width))
+
+    def render_log(self) -> None:
+        view = self.view
+        if view is not None:
+            self.query_one("#log", Fitted).fit(lambda width, height: log_tail(view, width, height))
 
     def render_lobby(self, view: dict[str, Any]) -> None:
         is_host = view.get("you") is not None and view.get("you") == view.get("host")
-        lines = [f"Table {view.get('code')}: waiting in the lobby."]
+        lines = [f"Table {escape(_grouped(str(view.get('code'))))}: waiting in the lobby."]
         if is_host:
             lines.append("You are the host: a adds a normal bot, g starts the game once every seat is taken.")
         else:
-            lines.append("Waiting for the host to start the game.")
+            lines.append(f"Waiting for the host, {escape(seat_name(view, view.get('host')))}, to start the game.")
         self.put("#table-info", "\n".join(lines))
-        self.put("#pending", "")
-        self.put("#hand", "")
-        self.put("#actions", "")
-        self.put("#log", "\n".join(log_lines(view, 30)))
+        self.put("#prompt", escape(str(view.get("prompt") or "Waiting for the game to start")))
+        self.put("#notice", "")
+        self.query_one("#hand", Fitted).fit(lambda width, height: "")
+        self.put("#actions", "[dim] ? Help   q Quit[/]")
+        self.render_log()
 
     def actions_markup(self, view: dict[str, Any]) -> str:
         legal = view.get("legal") or []
+        if view.get("you") is None:
+            return "[b]You are watching this table.[/b]  " + _item("?", "Help", "help", True) + "  " + _item(
+                "q", "Quit", "app.quit", True)
 
         def has(kind: str) -> bool:
             return any(action.get("type") == kind for action in legal)
 
-        parts = []
-
-        def item(key: str, text: str, action: str, enabled: bool) -> None:
-            style = "bold reverse" if enabled else "dim"
-            target = action if "." in action else f"screen.{action}"
-            parts.append(f"[@click={target}][{style}] {key} [/] {text}[/]")
-
-        item("d", "Draw", "draw", has("draw"))
-        drawn = view["game"].get("drawn")
-        item("p", f"Play {card_name(drawn)}" if drawn and has("keep") else "Play drawn", "play_drawn",
-             has("keep") and has("play"))
-        item("k", "Keep", "keep", has("keep"))
-        item("u", "UNO!", "uno", has("uno") or any(a.get("type") == "play" and a.get("uno") for a in legal))
+        game = view["game"]
+        parts = [_item("d", "Draw", "draw", has("draw"))]
+        drawn = game.get("drawn")
+        if drawn and has("keep") and any(a.get("card") == drawn for a in legal_of(view, "play")):
+            parts.append(_item("p", f"Play {card_name(drawn)}", "play_drawn", True))
+        parts.append(_item("k", "Keep", "keep", has("keep")))
+        can_call = has("uno") or any(a.get("type") == "play" and a.get("uno") for a in legal)
+        parts.append(_item("u", "UNO! ✓ (called with your next card)" if self.uno_armed else "UNO!", "uno",
+                           can_call, armed=self.uno_armed))
         catches = legal_of(view, "catch")
-        item("c", f"Catch {seat_name(view, catches[0]['seat'])}!" if catches else "Catch", "catch", bool(catches))
+        parts.append(_item("c", f"Catch {seat_name(view, catches[0]['seat'])}!" if catches else "Catch", "catch",
+                           bool(catches)))
+        you = view.get("you")
+        if isinstance(you, int) and (view.get("seats") or [{}])[you].get("autopilot"):
+            parts.append(_item("b", "Take my seat back", "letter('B')", True, armed=True))
         if self.client.local:
-            item("s", "Save", "save", True)
-        item("?", "Help", "help", True)
-        item("q", "Quit", "app.quit", True)
-        return "  ".join(parts)
+            parts.append(_item("s", "Save", "save", True))
+        parts.append(_item("?", "Help", "help", True))
+        parts.append(_item("q", "Quit", "app.quit", True))
+        return " ".join(parts)
 
-    def update_pending(self) -> None:
+    def update_prompt(self) -> None:
+        """The decision line: whose decision and, while a person's clock runs, the countdown (every half second)."""
         view = self.view
         if view is None or view.get("game") is None:
             return
-        text = pending_text(view)
+        game = view["game"]
+        mine = self.mine(view)
+        text = ("▶ " if mine else "") + escape(str(view.get("prompt") or ""))
+        if game.get("fanfare_queued"):
+            text += " · [b]the fanfare has sounded![/b]"
+        clock = ""
         deadline = view.get("decision_deadline")
         if deadline is not None and view.get("phase") == "playing":
             left = max(0.0, deadline - self.client.now())
-            total = float(view.get("settings", {}).get("turn_seconds") or 30)
-            width = 20
-            filled = round(width * min(1.0, left / total)) if total else 0
-            bar = "█" * filled + "░" * (width - filled)
-            colour = "red" if left < 5 else "green"
-            text += f"\n[{colour}]{bar}[/] {int(left + 0.999)} s left"
-        mine = view["game"]["pending"].get("seat") == view.get("you")
-        self.query_one("#pending", Static).set_class(mine, "mine")
-        self.put("#pending", text)
+            total = float((view.get("settings") or {}).get("turn_seconds") or 30)
+            clock = clock_markup(left, total)
+        else:
+            next_round = view.get("next_round_deadline")
+            if next_round is not None:
+                clock = f"[dim]next round in {int(max(0.0, next_round - self.client.now()) + 0.999)} s[/]"
+        self.query_one("#decision").set_class(mine, "mine")
+        self.put("#prompt", text)
+        self.put("#clock", clock)
+
+    def update_notice(self) -> None:
+        """The line under the decision: a banner, a refusal, what the table did for you, or the table's hint."""
+        view = self.view or {}
+        text, kind = "", "hint"
+        you = view.get("you")
+        seats = view.get("seats") or []
+        if self.refusal is not None and self.refusal[1] != _pending_key(view):
+            self.refusal = None  # about a decision that is over (a fanfare took the turn, the clock ran out)
+        if self.banner_text:
+            text, kind = self.banner_text, self.banner_kind
+        elif self.refusal is not None:
+            text, kind = self.refusal[0], "bad"
+        elif isinstance(you, int) and you < len(seats) and seats[you].get("autopilot"):
+            text, kind = "A bot is playing your seat (your time ran out): press b to take it back", "warn"
+        elif self.made_for:
+            text, kind = self.made_for, "warn"
+        elif view.get("hint"):
+            text = str(view["hint"])
+        notice = self.query_one("#notice", Static)
+        notice.set_classes(kind)
+        self.put("#notice", escape(text))
 
     # ------------------------------------------------------------------ banner, bell, dialogs
 
     def announce(self, view: dict[str, Any]) -> None:
-        """Banners (and the bell) for what just happened: the fanfare, the Crown passing, a catch."""
+        """Banners (and the bell) for what just happened: the fanfare, the Crown passing, a catch; and a line
+        when the table made one of this person's decisions for them."""
         entries = view.get("log") or []
         fresh = [entry for entry in entries if entry["n"] > self.last_log]
         if self.last_log > 0:
@@ -259,43 +412,46 @@ class TableScreen(Screen[None]):
                     self.show_banner(f"FANFARE! {entry['text']}", "fanfare")
                 elif entry["kind"] == "Caught":
                     self.show_banner(entry["text"], "warn")
+                if entry.get("by") and decider_of(entry) == view.get("you") and view.get("you") is not None:
+                    self.made_for = str(entry["text"])
         if entries:
             self.last_log = entries[-1]["n"]
         elif self.last_log == 0:
             self.last_log = -1
 
     def show_banner(self, text: str, kind: str) -> None:
-        banner = self.query_one("#banner", Static)
-        self.banner_text = text
-        banner.update(text)
-        banner.set_classes(kind)
-        banner.display = True
+        self.banner_text, self.banner_kind = text, kind
         if self._banner_timer is not None:
             self._banner_timer.stop()
         self._banner_timer = self.set_timer(_BANNER_SECONDS, self.hide_banner)
+        self.update_notice()
 
     def hide_banner(self) -> None:
-        self.query_one("#banner").display = False
         self.banner_text = ""
+        self.update_notice()
+
+    def close_for_decision(self, view: dict[str, Any]) -> None:
+        """A decision that becomes this person's is never hidden: help and the save dialog close for it."""
+        mine = self.mine(view)
+        became = mine and not self._was_mine
+        self._was_mine = mine
+        top = self.app.screen if self.is_attached else None
+        if became and isinstance(top, (HelpScreen, SaveDialog)):
+            top.dismiss(None)
+            self.show_banner("Your decision: help closed (? opens it again)" if isinstance(top, HelpScreen)
+                             else "Your decision: the game was not saved (s saves it)", "info")
 
     def wanted_overlay(self, view: dict[str, Any]) -> str | None:
-        game = view.get("game")
-        if game is None:
-            return None
         key = result_key(view)
-        if key is not None:
-            wanted = f"results:{key}"
-            # Results already shown stay open (a later frame of the same round must not close them)
-            # until the person closes them; once closed, they do not come back.
-            return wanted if key != self.shown_result or self.overlay_key == wanted else None
-        pending = game["pending"]
-        if (pending.get("seat") == view.get("you") and pending.get("kind") in ("colour", "victim", "jester")
-                and self.answered != view.get("version")):
-            return f"{pending['kind']}:{view.get('game_no')}"
-        return None
+        if key is None:
+            return None
+        wanted = f"results:{key}"
+        # Results already shown stay open (a later frame of the same round must not close them)
+        # until the person closes them; once closed, they do not come back.
+        return wanted if key != self.shown_result or self.overlay_key == wanted else None
 
     def sync_overlay(self) -> None:
-        """Open or close the dialog the view asks for (one at a time, above the table).
+        """Open or close the results dialog as the view asks (above the table).
 
         While a screen the person opened (help, save) is on top, nothing changes until it closes.
         """
@@ -314,15 +470,8 @@ class TableScreen(Screen[None]):
                 overlay.dismiss(None)
         if wanted is None:
             return
-        kind = wanted.split(":", 1)[0]
-        dialog: ModalScreen[Any]
-        if kind == "results":
-            self.shown_result = wanted.split(":", 1)[1]
-            dialog = ResultsDialog(view)
-        elif kind == "colour":
-            dialog = ColourDialog(legal_of(view, "colour"))
-        else:
-            dialog = SeatDialog(view, kind, legal_of(view, kind))
+        self.shown_result = wanted.split(":", 1)[1]
+        dialog = ResultsDialog(view)
         self.overlay, self.overlay_key = dialog, wanted
         self.app.push_screen(dialog, self._dialog_callback(dialog))
 
@@ -333,9 +482,6 @@ class TableScreen(Screen[None]):
             self.overlay, self.overlay_key = None, None
             if result == "rematch":
                 self.send_host("rematch")
-            elif isinstance(result, dict):
-                self.answered = (self.view or {}).get("version")
-                self.send(result)
             self.call_later(self.sync_overlay)
 
         return callback
@@ -347,90 +493,129 @@ class TableScreen(Screen[None]):
 
     @work(group="send")
     async def send(self, action: dict[str, Any]) -> None:
+        self.made_for = ""
+        self.refusal = None
         await self.client.act(action)
 
     @work(group="send")
     async def send_host(self, command: str, level: str | None = None) -> None:
         await self.client.host(command, level=level)
 
+    @work(group="send")
+    async def send_back(self) -> None:
+        self.made_for = ""
+        await self.client.back()
+
     def first(self, kind: str) -> dict[str, Any] | None:
         found = legal_of(self.view, kind)
         return found[0] if found else None
 
+    def say(self, text: str) -> None:
+        """A refusal worked out here (nothing was sent): shown as the table's are."""
+        self.refusal = (text, _pending_key(self.view))
+        self.update_notice()
+
     def play_card(self, card: str) -> None:
         options = [action for action in legal_of(self.view, "play") if action["card"] == card]
         if not options:
-            self.show_banner(f"{card_name(card)} cannot be played now.", "warn")
+            # Not playable now: the table says why, in the players' names (and nothing changes).
+            self.send({"type": "play", "card": card, "uno": False})
             return
-        # With the next-to-last card, call UNO with it, as a careful player does.
-        with_uno = [action for action in options if action.get("uno")]
-        self.send((with_uno or options)[0])
-
-    def hand(self) -> list[str]:
-        game = (self.view or {}).get("game") or {}
-        hand: list[str] = game.get("hand") or []
-        return hand
+        want_uno = self.uno_armed or self.rr_app.uno_assist
+        choice = next((action for action in options if bool(action.get("uno")) == want_uno), None)
+        self.uno_armed = False
+        self.send(choice or next((action for action in options if not action.get("uno")), options[0]))
 
     # ------------------------------------------------------------------ key actions
 
     def action_move(self, step: int) -> None:
-        hand = self.hand()
-        if hand:
-            self.selected = (self.selected + step) % len(hand)
+        if self.shown_hand:
+            self.selected = (self.selected + step) % len(self.shown_hand)
 
     def action_pick(self, index: int) -> None:
-        hand = self.hand()
-        if 0 <= index < len(hand):
+        royal = self.royal_kind()
+        if royal in ("victim", "jester"):
+            self.action_choose_seat(index)
+            return
+        if royal == "colour":
+            self.say("Choose the colour: press R, Y, G or B")
+            return
+        if 0 <= index < len(self.shown_hand):
             self.selected = index
-            self.play_card(hand[index])
+            self.play_card(self.shown_hand[index])
 
     def action_play_selected(self) -> None:
-        hand = self.hand()
-        if 0 <= self.selected < len(hand):
-            self.play_card(hand[self.selected])
+        if self.royal_kind() is None and 0 <= self.selected < len(self.shown_hand):
+            self.play_card(self.shown_hand[self.selected])
 
     def action_play_drawn(self) -> None:
         game = (self.view or {}).get("game") or {}
         drawn = game.get("drawn")
         if drawn is None or self.first("keep") is None:
-            self.show_banner("You have not just drawn a card.", "warn")
-            return
-        self.play_card(drawn)
+            self.say("You have not just drawn a card")
+        elif not any(action["card"] == drawn for action in legal_of(self.view, "play")):
+            self.say(f"The {card_name(drawn)} you drew does not match: keep it (k)")
+        else:
+            self.play_card(drawn)
 
     def action_draw(self) -> None:
-        action = self.first("draw")
-        if action is None:
-            self.show_banner("You cannot draw now.", "warn")
-        else:
-            self.send(action)
+        self.send(self.first("draw") or {"type": "draw"})  # (not allowed now: the table says why)
 
     def action_keep(self) -> None:
-        action = self.first("keep")
-        if action is None:
-            self.show_banner("There is no drawn card to keep.", "warn")
-        else:
-            self.send(action)
+        self.send(self.first("keep") or {"type": "keep"})
 
     def action_uno(self) -> None:
+        """``u`` calls UNO, and only that: a late call now, or the call that goes with the next card played."""
         call = self.first("uno")
         if call is not None:
             self.send(call)
             return
-        plays = [action for action in legal_of(self.view, "play") if action.get("uno")]
-        hand = self.hand()
-        chosen = hand[self.selected] if 0 <= self.selected < len(hand) else None
-        with_card = [action for action in plays if action["card"] == chosen] or plays
-        if with_card:
-            self.send(with_card[0])
-        else:
-            self.show_banner("There is no UNO to call now.", "warn")
+        if any(action.get("uno") for action in legal_of(self.view, "play")):
+            self.uno_armed = not self.uno_armed
+            self.show_banner("UNO! It is called with the card you play next" if self.uno_armed
+                             else "No UNO call with your next card", "info")
+            if self.view is not None:
+                self.put("#actions", self.actions_markup(self.view))
+            return
+        self.say("UNO is called as you play your next-to-last card (press u, then play it)")
 
-    def action_catch(self) -> None:
-        action = self.first("catch")
-        if action is None:
-            self.show_banner("Nobody can be caught now.", "warn")
+    def action_catch(self, seat: int | None = None) -> None:
+        catches = legal_of(self.view, "catch")
+        chosen = [action for action in catches if seat is None or action["seat"] == seat]
+        if chosen:
+            self.send(chosen[0])
         else:
-            self.send(action)
+            self.say("Nobody can be caught now: only a player who played their next-to-last card without "
+                     "calling UNO, before the next player starts")
+
+    def action_letter(self, letter: str) -> None:
+        """R, Y, G, B: a colour for the King; otherwise G starts the game (host, lobby) and B takes the seat
+        back from a bot."""
+        if self.royal_kind() == "colour":
+            self.action_choose_colour(letter)
+        elif letter == "G":
+            self.action_start_game()
+        elif letter == "B":
+            self.send_back()
+
+    def action_choose_colour(self, letter: str) -> None:
+        chosen = [action for action in legal_of(self.view, "colour") if action["colour"] == letter]
+        if chosen:
+            self.send(chosen[0])
+        else:
+            self.send({"type": "colour", "colour": letter})  # (not the King's decision now: the table says why)
+
+    def action_choose_seat(self, seat: int) -> None:
+        kind = self.royal_kind()
+        if kind is None:
+            return
+        chosen = [action for action in legal_of(self.view, kind) if action["seat"] == seat]
+        if chosen:
+            self.send(chosen[0])
+        elif 0 <= seat < len((self.view or {}).get("seats") or []):
+            self.send({"type": kind, "seat": seat})  # (the table says why not: the King cannot be the Jester)
+        else:
+            self.say(f"There is no player {seat + 1} at this table")
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(), self._reopen)
@@ -452,7 +637,7 @@ class TableScreen(Screen[None]):
 
     def action_save(self) -> None:
         if not self.client.local:
-            self.show_banner("Only a local game can be saved; online tables keep their own record.", "warn")
+            self.say("Only a local game can be saved; an online table keeps its own record")
             return
         self.app.push_screen(SaveDialog(self.rr_app.save_path), self._save_to)
 
@@ -467,7 +652,20 @@ class TableScreen(Screen[None]):
         try:
             client.save(path)
         except OSError as error:
-            self.show_banner(f"Cannot save to {path}: {error.strerror}", "bad")
+            self.say(f"Cannot save to {path}: {error.strerror}")
             return
         self.rr_app.save_path = path
         self.show_banner(f"Saved to {path}. Resume with: royal-revenge play --resume {path}", "info")
+
+
+def _item(key: str, text: str, action: str, enabled: bool, *, armed: bool = False) -> str:
+    """One clickable entry of the action bar: its key, then what it does (dimmed when it cannot be done now)."""
+    style = "bold reverse #ffb300" if armed else ("bold reverse" if enabled else "dim")
+    target = action if "." in action else f"screen.{action}"
+    words = f" {escape(text)}" if enabled else f"[dim] {escape(text)}[/]"
+    return f"[@click={target}][{style}] {escape(key)} [/]{words}[/]"
+
+
+def _grouped(code: str) -> str:
+    """A table code as people read it aloud: ``K7QMP-WXAB3``."""
+    return f"{code[:5]}-{code[5:]}" if len(code) == 10 else code

@@ -153,7 +153,7 @@ export function StartPage({ code = "", onSeated, onWatch, onNotFound }) {
             onInput=${(/** @type {any} */ e) => setName(e.currentTarget.value)} />
         </div>
         <div class="field small">
-          <label for="age">Age <span class="muted">(optional: the youngest deals first)</span></label>
+          <label for="age">Age <span class="muted">(optional: the youngest is the first King)</span></label>
           <input id="age" type="number" min="0" max="150" inputmode="numeric" value=${age}
             onInput=${(/** @type {any} */ e) => setAge(e.currentTarget.value)} />
         </div>

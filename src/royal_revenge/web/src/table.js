@@ -289,6 +289,9 @@ export function Table({ view, chat, onLeave }) {
           : html`<div id="prompt" class=${`prompt${mine ? " mine" : ""}`}>${prompt}</div>
               ${hint && html`<p id="hint" class="hint">${hint}</p>`}`}
         ${notice && html`<p id="notice" class=${`notice ${noticeKind}`} role="status">${notice}</p>`}
+        ${view.you !== null && view.seats[view.you] && view.seats[view.you].autopilot && html`
+          <p id="autopilot" class="notice warn" role="status">A bot is playing your seat: your time ran out.
+            <button id="btn-back" type="button" onClick=${() => send({ type: "back" })}>Take my seat back</button></p>`}
         ${view.you !== null && html`
           <div class="hand-area">
             <div class="actions">

@@ -1,4 +1,5 @@
-"""Modal screens: the King's decisions, round results, help, saving, and questions such as "Leave the table?"."""
+"""Modal screens: round results, help, saving, and questions such as "Leave the table?" (the King's decisions
+sit on the table screen, above the hand)."""
 
 from __future__ import annotations
 
@@ -8,89 +9,13 @@ from typing import Any, ClassVar, Final
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Key
 from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from .render import COLOURS, results_markup, seat_name
+from .render import results_markup
 
-__all__ = ["ColourDialog", "ConfirmDialog", "HelpScreen", "ResultsDialog", "SaveDialog", "SeatDialog", "HELP_TEXT"]
-
-
-class ColourDialog(ModalScreen[dict[str, Any]]):
-    """The King chooses the Wild's colour: a key (R, Y, G, B) or a click."""
-
-    def __init__(self, legal: list[dict[str, Any]]) -> None:
-        super().__init__(classes="dialog-screen")
-        self.legal = legal
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Label("You are the King: choose the Wild's colour", classes="dialog-title")
-            yield Static("Press R, Y, G or B (or click).", classes="dialog-text")
-            with Horizontal(classes="choices"):
-                for action in self.legal:
-                    letter = action["colour"]
-                    yield Button(f"{letter} {COLOURS[letter]}", id=f"colour-{letter}", classes=f"colour-{letter}")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        letter = (event.button.id or "").removeprefix("colour-")
-        self._choose(letter)
-
-    def on_key(self, event: Key) -> None:
-        if event.character and event.character.upper() in COLOURS:
-            event.stop()
-            self._choose(event.character.upper())
-
-    def _choose(self, letter: str) -> None:
-        for action in self.legal:
-            if action["colour"] == letter:
-                self.dismiss(action)
-                return
-
-
-class SeatDialog(ModalScreen[dict[str, Any]]):
-    """The King chooses a player: the Jester, or who draws for a King's Choice (keys 1 to 6)."""
-
-    def __init__(self, view: dict[str, Any], kind: str, legal: list[dict[str, Any]]) -> None:
-        super().__init__(classes="dialog-screen")
-        self.view = view
-        self.kind = kind
-        self.legal = legal
-
-    def compose(self) -> ComposeResult:
-        victim = self.kind == "victim"
-        title = ("You are the King: who draws for the King's Choice?" if victim
-                 else "You are the King: who wears the Jester Hat?")
-        text = ("Any player, yourself included, draws one card." if victim
-                else "Anyone but you; the Jester draws for every Jester card.")
-        game = self.view["game"]
-        with Vertical(classes="dialog"):
-            yield Label(title, classes="dialog-title")
-            yield Static(f"{text} Press the seat's number (or click).", classes="dialog-text")
-            with Vertical(classes="choices"):
-                for action in self.legal:
-                    seat = action["seat"]
-                    you = " (you)" if seat == self.view.get("you") else ""
-                    count = game["hand_sizes"][seat]
-                    label = (f"{seat + 1}. {seat_name(self.view, seat)}{you} · {count} card{'' if count == 1 else 's'}"
-                             f" · {game['scores'][seat]} pts")
-                    yield Button(escape(label), id=f"seat-{seat}", compact=True)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self._choose(int((event.button.id or "seat--1").removeprefix("seat-")))
-
-    def on_key(self, event: Key) -> None:
-        if event.character and event.character in "123456":
-            event.stop()
-            self._choose(int(event.character) - 1)
-
-    def _choose(self, seat: int) -> None:
-        for action in self.legal:
-            if action["seat"] == seat:
-                self.dismiss(action)
-                return
+__all__ = ["ConfirmDialog", "HelpScreen", "ResultsDialog", "SaveDialog", "HELP_TEXT"]
 
 
 class ResultsDialog(ModalScreen[str | None]):
@@ -137,28 +62,39 @@ class ResultsDialog(ModalScreen[str | None]):
 
 HELP_TEXT: Final = """\
 [b]Keys[/b]
-  ←/→ or h/l      choose a card            Enter / Space   play the chosen card
-  1-9, 0          play card 1-9 (0: 10th)  d               draw a card
-  p               play the drawn card      k               keep the drawn card
-  u               call UNO (or play the chosen card calling UNO)
-  c               catch a player who did not call UNO
-  R/Y/G/B, 1-6    answer the King's dialogs (colour, player)
-  s               save the game (local games)   m   bell on/off
-  ?               this help                q / Ctrl+C      quit
-  The mouse works too: click a card, an action or a dialog button.
+  ←/→ or h/l     choose a card
+  Enter, Space   play the chosen card
+  1-9, 0         play card 1-9 (0: the 10th)
+  d              draw a card
+  p / k          play the card you drew / keep it
+  u              call UNO: press it, then play your next-to-last card
+                 (or press it late, before the next player starts)
+  c              catch a player who did not call UNO
+  R Y G B        the King names a Wild's colour
+  1-6            the King chooses a player (King's Choice, Jester)
+  b              take your seat back from the bot that plays it
+  s              save the game (local games)
+  m              the fanfare's bell on or off
+  ?              this help
+  q, Ctrl+C      quit
+  The mouse works too: click a card, a Catch, a King's choice or an action.
 
 [b]The rules in short[/b]
-  Play a card of the active colour, the same number, the same symbol, or a Wild;
-  or draw one card (you may play it at once if it fits, or keep it).
+  Play a card of the active colour, the same number, the same symbol,
+  or a Wild; or draw one card (play it at once if it fits, or keep it).
   Reverse turns the direction; Skip skips the next player.
-  [b]The King[/b] (who wears the Crown) makes the royal decisions: the colour of every
-  Wild, who draws one card for a King's Choice, and who wears the Jester Hat.
-  A Jester card makes the Jester draw one card. A +1 costs no turn.
-  Play your next-to-last card and call UNO (u), or be caught (c) and draw two.
-  [b]The Royal Scepter[/b] sounds its fanfare at a random moment (about a minute):
-  the Crown passes to the left, the new King chooses a Jester and plays next.
-  Win a round by playing your last card: you score the cards left in the other
-  hands. The first to the target (500) wins the game.
+  [b]The King[/b] (who wears the Crown) makes the royal decisions: the
+  colour of every Wild, who draws one card for a King's Choice, and who
+  wears the Jester Hat. A Jester card makes the Jester draw one card.
+  A +1 costs no turn.
+  Call UNO yourself with your next-to-last card (u), or be caught (c)
+  and draw two.
+  [b]The Royal Scepter[/b] sounds its fanfare at a random moment (about a
+  minute): the Crown passes to the left, the new King chooses a Jester
+  and plays next.
+  Win a round by playing your last card: you score the cards left in the
+  other hands. The first to the table's target score (500 by default)
+  wins the game.
 """
 
 

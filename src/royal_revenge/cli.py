@@ -439,11 +439,21 @@ def _seconds_range(value: str) -> tuple[float, float]:
         raise click.BadParameter(f"expected LOW-HIGH seconds (e.g. 45-75), not {value!r}") from None
 
 
+def _in_terminal() -> bool:
+    """Whether standard input and output are a terminal (the game cannot be drawn otherwise)."""
+    import sys
+
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 @cli.command()
 @click.option("--join", "join", metavar="CODE|URL",
-              help="Join a table on a running server, by its code or its invite link (http://HOST:PORT/t/CODE).")
+              help="Join a table on a running server, by its code or its invite link (http://HOST:PORT/t/CODE); "
+                   "again after quitting, to come back to the same seat.")
+@click.option("--watch", "watch", metavar="CODE|URL",
+              help="Watch a table on a running server as a spectator, by its code or its invite link.")
 @click.option("--server", default="http://127.0.0.1:8000", show_default=True, metavar="URL",
-              help="The server of a table joined by its bare code.")
+              help="The server of a table joined or watched by its bare code.")
 @click.option("--name", default=None, metavar="NAME", help="Your name at the table.  [default: $USER or 'You']")
 @click.option("--age", type=click.IntRange(0, 150), default=None,
               help="Your age: the youngest player is the first King (R-SETUP-4).")
@@ -476,22 +486,24 @@ def _seconds_range(value: str) -> tuple[float, float]:
               show_default=True, help="Where the s key saves a local game.")
 @click.pass_context
 def play(
-    ctx: click.Context, join: str | None, server: str, name: str | None, age: int | None, players: int | None,
-    bots: str, target: int, scoring: str, single_round: bool, reverse_skips: bool, scepter_seconds: str,
-    turn_seconds: float, bot_delay: float, next_round_seconds: float, seed: int | None, bell: bool,
-    start_now: bool, resume: Path | None, save_file: Path, uno_assist: bool,
+    ctx: click.Context, join: str | None, watch: str | None, server: str, name: str | None, age: int | None,
+    players: int | None, bots: str, target: int, scoring: str, single_round: bool, reverse_skips: bool,
+    scepter_seconds: str, turn_seconds: float, bot_delay: float, next_round_seconds: float, seed: int | None,
+    bell: bool, start_now: bool, resume: Path | None, save_file: Path, uno_assist: bool,
 ) -> None:
-    """Play in the terminal: against 1 to 5 bots, or at a server's table with --join.
+    """Play in the terminal: against 1 to 5 bots, or at a server's table with --join (or watch one with --watch).
 
     Keys: arrows or a card's number choose and play, d draws, k keeps, u calls UNO (press it, then
-    play your next-to-last card), c catches,
-    s saves a local game, ? shows every key and the rules, q or Ctrl+C quits.
+    play your next-to-last card), c catches, s saves a local game, ? shows every key and the rules,
+    q quits (asking first at an online table or in an unsaved game), Ctrl+C quits at once. --join
+    keeps the seat's token in your data folder (or $ROYAL_REVENGE_DATA_DIR), so that --join again
+    comes back to the same seat.
     """
     import os
-    import sys
 
     from .client import ClientError, LocalClient, LocalGame, RemoteClient, load_save, parse_join_target
     from .client.base import TableClient
+    from .client.seats import SeatStore
     from .session import TableError, TableSettings
 
     def given(*names: str) -> list[str]:
@@ -503,16 +515,24 @@ def play(
     player = (name or os.environ.get("USER") or "Player").strip()[:24] or "Player"
     client: TableClient | None = None
     game: LocalGame | None = None
-    if join is not None:
+    if join is not None and watch is not None:
+        raise click.UsageError("--join takes a seat and --watch only watches: choose one")
+    if join is not None or watch is not None:
+        flag = "--join" if join is not None else "--watch"
         clash = given(*local_only)
         if clash:
-            raise click.UsageError(f"{', '.join(clash)} set up a local game; a table joined with --join has "
+            raise click.UsageError(f"{', '.join(clash)} set up a local game; a table joined with {flag} has "
                                    "its own settings")
+        if watch is not None and given("age"):
+            raise click.UsageError("--age is for a player's seat; --watch only watches")
         try:
-            base_url, code = parse_join_target(join, server)
+            base_url, code = parse_join_target(join if join is not None else str(watch), server)
         except ClientError as error:
-            raise click.UsageError(str(error)) from None
-        client = RemoteClient(base_url, code, player, age)
+            raise click.UsageError(f"{flag}: {error}") from None
+        if watch is not None:
+            client = RemoteClient(base_url, code, name.strip()[:24] if name else "", watch=True)
+        else:
+            client = RemoteClient(base_url, code, player, age, seats=SeatStore())
     elif resume is not None:
         clash = given(*(name for name in local_only if name != "resume"), "age", "name")
         if clash:
@@ -524,7 +544,7 @@ def play(
             raise click.UsageError(str(error)) from None
     else:
         if ctx.get_parameter_source("server") is not click.core.ParameterSource.DEFAULT:
-            raise click.UsageError("--server goes with --join CODE")
+            raise click.UsageError("--server goes with --join CODE or --watch CODE")
         levels = [level.strip().lower() for level in bots.split(",") if level.strip()]
         if not levels:
             raise click.UsageError("--bots names no level (choose from easy, normal, hard)")
@@ -551,7 +571,7 @@ def play(
             raise click.UsageError(message) from None
         if start_now:
             client = LocalClient(game)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not _in_terminal():
         raise click.UsageError("play needs a terminal (standard input and output must be a terminal)")
 
     from .tui import RoyalRevengeApp

@@ -15,7 +15,7 @@ from royal_revenge.client.clock import FakeClock
 from royal_revenge.engine import Catch, Decision, Play
 from royal_revenge.session import Table
 from royal_revenge.tui import RoyalRevengeApp
-from royal_revenge.tui.dialogs import HelpScreen, ResultsDialog, SaveDialog
+from royal_revenge.tui.dialogs import ConfirmDialog, HelpScreen, ResultsDialog, SaveDialog
 from royal_revenge.tui.render import hand_lines
 from royal_revenge.tui.settings_screen import SettingsScreen
 
@@ -239,7 +239,22 @@ async def test_help_and_quit_keys() -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is table_screen(app)
+        # Mid-game, q asks first (the game is not saved); s opens the save dialog instead ...
         await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog) and not app._exit
+        assert str(app.screen.query_one("#confirm-text").render()) == "The game is not saved; press s to save first."
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, SaveDialog)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is table_screen(app) and not app._exit
+        # ... and y quits.
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("y")
         await pilot.pause()
         assert app._exit and client._task is None  # quit, the table's clock stopped
     assert app.return_code == 0
@@ -282,6 +297,9 @@ async def test_mouse_plays_a_card_and_answers_the_king() -> None:
         # the action bar is clickable too: Quit
         actions = Content.from_markup(screen.actions_markup(screen.view)).plain
         assert await pilot.click("#actions", offset=(1 + actions.index("Quit"), 0))
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)  # (mid-game: the game is not saved)
+        assert await pilot.click("#answer-yes")
         await pilot.pause()
         assert app._exit and client._task is None  # quit, the table's clock stopped
 

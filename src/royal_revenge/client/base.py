@@ -61,7 +61,17 @@ def merge_state(previous: dict[str, Any] | None, message: dict[str, Any]) -> dic
 
 
 class ClientError(RuntimeError):
-    """A table cannot be reached or joined; the message says why, in plain words."""
+    """A table cannot be reached or joined; the message says why, in plain words.
+
+    ``watch`` says that the table can still be watched as a spectator (its game has started, its
+    seats are taken, or the seat kept for it is not this person's any more); ``close_code`` is the
+    WebSocket close code that ended the connection, when one did.
+    """
+
+    def __init__(self, message: str, *, watch: bool = False, close_code: int | None = None) -> None:
+        super().__init__(message)
+        self.watch = watch
+        self.close_code = close_code
 
 
 @runtime_checkable

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from ..session.table import display_code, normalize_code
 from .base import BaseClient, ClientError
+from .seats import SeatStore
 
 __all__ = ["DEFAULT_SERVER", "RemoteClient", "parse_join_target"]
 
@@ -57,17 +58,29 @@ def parse_join_target(target: str, server: str = DEFAULT_SERVER) -> tuple[str, s
 
 
 class RemoteClient(BaseClient):
-    """One seat at a server's table, over the same protocol as the browser."""
+    """One seat at a server's table (or a spectator's place), over the same protocol as the browser.
+
+    With ``seats`` (a :class:`SeatStore`), the seat's token is kept there once joined, and a later
+    client for the same server and code goes back to that seat instead of asking for a new one
+    (``returning`` is then true); a kept token the server refuses is forgotten. With ``watch`` the
+    client never takes a seat: it says hello without a token and sees the spectator's view.
+    """
 
     def __init__(self, base_url: str, code: str, name: str = "", age: int | None = None, *,
-                 token: str | None = None, max_delay: float = 10.0) -> None:
+                 token: str | None = None, max_delay: float = 10.0, seats: SeatStore | None = None,
+                 watch: bool = False) -> None:
         super().__init__()
         self.base_url = base_url.rstrip("/")
         self.code = normalize_code(code)
         self.name = name
         self.age = age
-        self.token = token
+        self.token = None if watch else token
         self.max_delay = max_delay
+        self.seats = seats
+        self.watching = watch
+        """A spectator's connection: no seat, no hand, nothing to send but chat."""
+        self.returning = False
+        """The seat is one this person held before (its token came from :attr:`seats`)."""
         self.connected = False
         self._ws: Any = None
         self._task: asyncio.Task[None] | None = None
@@ -80,10 +93,65 @@ class RemoteClient(BaseClient):
         host = self.base_url.split("://", 1)[1]
         return f"{scheme}://{host}/ws/{self.code}"
 
+    @property
+    def display_code(self) -> str:
+        """The table's code as people read it (``K7QMP-WXAB3``)."""
+        return display_code(self.code)
+
     async def start(self) -> None:
-        """Join (unless a token was given), connect, and wait for the first snapshot."""
+        """Take a seat (the one kept in :attr:`seats`, else a new one, unless a token was given or the
+        client only watches), connect, and wait for the first snapshot.
+
+        Raises :class:`ClientError`, with ``watch`` set when the table can be watched instead.
+        """
+        if self.watching:
+            await self._connect()
+            return
+        if self.token is None and self.seats is not None:
+            kept = self.seats.get(self.base_url, self.code)
+            if kept is not None:
+                self.token, self.returning = kept.token, True
         if self.token is None:
             await self._join()
+        try:
+            await self._connect()
+        except ClientError as error:
+            if not self.returning or error.close_code not in (4403, 4404):
+                raise
+            await self._seat_refused(error.close_code)
+
+    async def _seat_refused(self, close_code: int | None) -> None:
+        """The server refused the kept token: forget it, then take a new seat if the lobby has one, or say why not."""
+        assert self.seats is not None
+        self.seats.forget(self.base_url, self.code)
+        self.token, self.returning = None, False
+        where = f"table {self.display_code}"
+        if close_code == 4404:
+            raise ClientError(f"{where} at {self.base_url} is gone (it was closed or has ended long ago); "
+                              "the seat kept for it is forgotten", close_code=close_code)
+        view = await self._lookup()
+        if view is not None and view.get("phase") == "lobby" and not view.get("closed"):
+            await self._join()  # the seat was opened again in the lobby: take a new one
+            await self._connect()
+            return
+        watchable = view is not None and not view.get("closed")
+        raise ClientError(f"Your seat at {where} is not yours any more (you left it for good, or the host gave "
+                          "it to a bot)" + ("; you can still watch the game" if watchable else ""),
+                          watch=watchable, close_code=close_code)
+
+    async def _lookup(self) -> dict[str, Any] | None:
+        """The spectator's view of the table over HTTP, or ``None`` when there is none (no table, no answer)."""
+        import httpx
+
+        try:
+            async with httpx.AsyncClient(timeout=15) as http:
+                response = await http.get(f"{self.base_url}/api/tables/{self.code}")
+            view = response.json() if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError):
+            return None
+        return view if isinstance(view, dict) else None
+
+    async def _connect(self) -> None:
         self._first = asyncio.get_running_loop().create_future()
         self._task = asyncio.create_task(self._run(), name=f"table-{self.code}")
         try:
@@ -111,10 +179,20 @@ class RemoteClient(BaseClient):
         if response.status_code != 200:
             detail = data.get("detail") if isinstance(data, dict) else None
             message = detail.get("message") if isinstance(detail, dict) else None
+            code = detail.get("code") if isinstance(detail, dict) else None
+            watch = False
+            if code in ("wrong_phase", "table_full"):  # (a game that has started, a full table: either can be watched)
+                view = await self._lookup()
+                watch = view is not None and not view.get("closed")
             raise ClientError(f"cannot join table {display_code(self.code)}: "
-                              f"{message or f'HTTP {response.status_code}'}")
+                              f"{message or f'HTTP {response.status_code}'}", watch=watch)
         self.token = data["token"]
         self.seat = data["seat"]
+        if self.seats is not None and self.token is not None and self.seat is not None:
+            try:
+                self.seats.put(self.base_url, self.code, self.token, self.seat, self.name)
+            except OSError as error:  # (the game goes on; only coming back to this seat later is lost)
+                self.status(f"cannot keep the seat for later ({error.strerror or error})", True)
 
     async def _run(self) -> None:
         import websockets
@@ -125,9 +203,12 @@ class RemoteClient(BaseClient):
             close_code: int | None = None
             try:
                 async with websockets.connect(self.ws_url, open_timeout=15, max_size=None) as ws:
-                    await ws.send(json.dumps({"type": "hello", "token": self.token}))
+                    hello: dict[str, Any] = {"type": "hello", "token": self.token}
+                    if self.watching and self.name:
+                        hello["name"] = self.name  # (a spectator's chat lines carry it)
+                    await ws.send(json.dumps(hello))
                     self._ws, self.connected, retry = ws, True, 0
-                    self.status("connected", True)
+                    self.status("connected, watching" if self.watching else "connected", True)
                     async for raw in ws:
                         text = raw if isinstance(raw, str) else raw.decode()
                         message = json.loads(text)
@@ -147,7 +228,8 @@ class RemoteClient(BaseClient):
                 text = _FATAL_CLOSE[close_code]
                 self.status(text, False)
                 if self._first is not None and not self._first.done():
-                    self._first.set_exception(ClientError(f"table {display_code(self.code)}: {text}"))
+                    self._first.set_exception(ClientError(f"table {display_code(self.code)}: {text}",
+                                                          close_code=close_code))
                 return
             delay = min(self.max_delay, 0.5 * 2**retry)
             retry += 1

@@ -1,4 +1,5 @@
-"""Modal screens: round results, help, saving (the King's decisions sit on the table screen, above the hand)."""
+"""Modal screens: round results, help, saving, and questions such as "Leave the table?" (the King's decisions
+sit on the table screen, above the hand)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from .render import results_markup
 
-__all__ = ["HelpScreen", "ResultsDialog", "SaveDialog", "HELP_TEXT"]
+__all__ = ["ConfirmDialog", "HelpScreen", "ResultsDialog", "SaveDialog", "HELP_TEXT"]
 
 
 class ResultsDialog(ModalScreen[str | None]):
@@ -149,3 +150,52 @@ class SaveDialog(ModalScreen[Path | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ConfirmDialog(ModalScreen[str]):
+    """A yes-or-no question (leave the table? quit without saving? watch instead?).
+
+    Enter or ``y`` answers ``"yes"``, Esc or ``n`` ``"no"``; with ``save``, ``s`` answers ``"save"``
+    (save the game first). The buttons do the same by a click; they never take the focus, so that
+    Enter always means yes.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,y", "answer('yes')", "Yes"),
+        Binding("escape,n", "answer('no')", "No"),
+        Binding("s", "answer('save')", "Save", show=False),
+    ]
+
+    def __init__(self, title: str, text: str, *, yes: str = "Yes", no: str = "No", save: bool = False,
+                 dialog_id: str = "confirm") -> None:
+        super().__init__(classes="dialog-screen", id=dialog_id)
+        self.title_text = title
+        self.text = text
+        self.yes = yes
+        self.no = no
+        self.save = save
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog confirm"):
+            yield Label(escape(self.title_text), classes="dialog-title", id="confirm-title")
+            yield Static(escape(self.text), classes="dialog-text", id="confirm-text")
+            with Horizontal(classes="choices"):
+                buttons = [Button(f"{self.yes} (Enter)", id="answer-yes", variant="primary")]
+                if self.save:
+                    buttons.append(Button("Save first (S)", id="answer-save"))
+                buttons.append(Button(f"{self.no} (Esc)", id="answer-no"))
+                for button in buttons:
+                    button.can_focus = False
+                    yield button
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_answer((event.button.id or "answer-no").removeprefix("answer-"))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``s`` saves only where the question offers it."""
+        return self.save or action != "answer" or parameters != ("save",)
+
+    def action_answer(self, answer: str) -> None:
+        if answer == "save" and not self.save:
+            return
+        self.dismiss(answer)

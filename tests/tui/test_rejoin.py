@@ -20,7 +20,8 @@ from royal_revenge.session import Phase, Table
 from royal_revenge.session.table import display_code
 from royal_revenge.tui import RoyalRevengeApp
 from royal_revenge.tui.dialogs import ConfirmDialog, HelpScreen
-from royal_revenge.tui.watch_screen import WATCHING_TEXT, WatchScreen
+from royal_revenge.tui.render import WATCHING_TEXT
+from royal_revenge.tui.table_screen import TableScreen
 
 from ..server.conftest import Client, Server, choose, running_server, settle, step_clock
 from .helpers import key_for
@@ -184,10 +185,10 @@ async def test_leave_come_back_to_the_same_seat_and_watch(tmp_path: Path, data: 
         watcher = RemoteClient(server.http_url, code, "Zed", watch=True)
         app = RoyalRevengeApp(watcher, bell=False)
         async with app.run_test(size=SMALL) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, WatchScreen) and app.screen.view is not None,
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.view is not None,
                            "the spectator's table")
             screen = app.screen
-            assert isinstance(screen, WatchScreen) and screen.view is not None
+            assert isinstance(screen, TableScreen) and screen.view is not None
             assert screen.view["you"] is None and screen.view["game"]["hand"] == []
             assert screen.view["game"]["hand_sizes"][1] > 0
             assert WATCHING_TEXT in text_of(app, "#hand")
@@ -237,9 +238,9 @@ async def test_a_seat_given_away_is_said_plainly_and_watching_is_offered(tmp_pat
             assert "Traceback" not in said and "token" not in said
             assert SeatStore().get(server.http_url, code) is None  # (the refused token is forgotten)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, WatchScreen) and app.screen.view is not None,
+            await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.view is not None,
                            "the spectator's table")
-            assert isinstance(app.screen, WatchScreen) and app.screen.view is not None
+            assert isinstance(app.screen, TableScreen) and app.screen.view is not None
             assert app.screen.view["you"] is None
             await pilot.press("q")
             await wait_for(pilot, lambda: not app.is_running, "the app to stop")

@@ -25,7 +25,6 @@ from ..session.table import AgentFactory
 from .dialogs import ConfirmDialog
 from .settings_screen import SettingsScreen
 from .table_screen import TableScreen
-from .watch_screen import WatchScreen
 
 __all__ = ["DEFAULT_SAVE", "RoyalRevengeApp"]
 
@@ -85,7 +84,7 @@ class RoyalRevengeApp(App[None]):
             return
         if isinstance(client, RemoteClient) and client.returning:
             self.welcome_back(client)
-        screen = WatchScreen(client) if getattr(client, "watching", False) else TableScreen(client)
+        screen = TableScreen(client)  # (a spectator's has no hand and no moves: the view says who is watching)
         if replace:
             await self.switch_screen(screen)
         else:

@@ -15,6 +15,7 @@ from textual.markup import escape
 
 __all__ = [
     "COLOURS",
+    "WATCHING_TEXT",
     "card_markup",
     "card_name",
     "clock_markup",
@@ -44,6 +45,8 @@ _STYLE: Final = {
 _ORDER: Final = "RYGBW"
 _RANK: Final = {**{str(number): number for number in range(1, 9)}, "R": 9, "S": 10, "K": 11, "J": 12}
 ROYAL_KINDS: Final = ("colour", "victim", "jester")
+WATCHING_TEXT: Final = "You are watching this table: you hold no cards and make no moves."
+"""Where a spectator's hand would be."""
 
 
 def card_name(text: str) -> str:
@@ -203,7 +206,7 @@ def hand_lines(view: dict[str, Any], selected: int, width: int) -> str:
     play show as their coloured names only, without a chip."""
     game = view["game"]
     if view.get("you") is None:
-        return "[dim]You are watching: spectators see no hand.[/]"
+        return f"[dim]{WATCHING_TEXT}[/]"
     hand = sorted_hand(game.get("hand") or [])
     if not hand:
         return "[dim]No cards in hand.[/]"

@@ -49,6 +49,9 @@ __all__ = ["TableMessage", "TableScreen"]
 
 _BANNER_SECONDS: Final = 4.0
 
+_SPECTATOR_ACTIONS: Final = frozenset({"help", "mute", "quit", "quit_now"})
+"""The screen's actions a spectator may use (every move is left out: there is no hand and nothing to send)."""
+
 
 class Fitted(Static):
     """Text laid out for the size the widget has: the hand packed into its width, the log's newest lines into
@@ -205,6 +208,12 @@ class TableScreen(Screen[None]):
             self.connection = data
             if self.view is not None:
                 self.put("#bar", self.bar_markup(self.view))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A spectator (``you`` is ``None``) has only help, the bell and quit."""
+        if self.view is not None and self.view.get("you") is None:
+            return action in _SPECTATOR_ACTIONS
+        return True
 
     def watch_view(self, view: dict[str, Any] | None) -> None:
         if view is None:

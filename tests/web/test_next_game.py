@@ -47,12 +47,13 @@ def take_turn(page: Any, *, call_uno: bool) -> str | None:
         except Exception:  # (the hand changed under the click: the next look sees the new one)
             return None
         return "play"
-    if visible(page, "#btn-keep"):
-        page.click("#btn-keep")
-        return "keep"
-    if page.locator("#btn-draw").is_enabled():
-        page.click("#btn-draw")
-        return "draw"
+    for button, move in (("#btn-keep", "keep"), ("#btn-draw", "draw")):
+        if visible(page, button) and page.locator(button).is_enabled():
+            try:
+                page.click(button, timeout=2_000)
+            except Exception:  # (decided meanwhile: the clock ran out, or a fanfare took the turn)
+                return None
+            return move
     return None
 
 

@@ -8,7 +8,8 @@
  * The state is never held back: the page shows each state at once, and the motion is drawn over it on a layer
  * that takes no clicks. Moves that arrive while one is shown wait their turn (a short queue); when the queue
  * falls behind, it is cut short, and Escape (or a click on the table) finishes every motion at once. With
- * reduced motion nothing moves; the sounds stay.
+ * reduced motion nothing moves: the words (Skipped, +1, UNO!, Caught!, the fanfare) only fade in and out where
+ * they are, and the sounds stay.
  */
 import { h, render } from "preact";
 import htm from "htm";
@@ -113,11 +114,14 @@ function fly(picture, from, to, { spin = 0, scale = 1, ms = FLIGHT_MS, className
   return animation;
 }
 
+/** Keyframes that only fade in, stay and fade out (for reduced motion: nothing moves). */
+const FADE = [{ opacity: 0 }, { opacity: 1, offset: 0.15 }, { opacity: 1, offset: 0.8 }, { opacity: 0 }];
+
 /**
- * A word or a sign that bursts out on a seat (Skip, +1, UNO!, Caught!) and fades.
- * @param {number} seat @param {string} text @param {string} kind
+ * A word or a sign that bursts out on a seat (Skip, +1, UNO!, Caught!) and fades; with `still`, it only fades.
+ * @param {number} seat @param {string} text @param {string} kind @param {boolean} [still]
  */
-function burst(seat, text, kind) {
+function burst(seat, text, kind, still = false) {
   const at = centre(document.querySelector(`.seat[data-seat="${seat}"] .avatar`));
   if (!at) return;
   const element = document.createElement("div");
@@ -126,6 +130,11 @@ function burst(seat, text, kind) {
   element.style.left = `${at.x}px`;
   element.style.top = `${at.y}px`;
   layer().appendChild(element);
+  if (still) {
+    element.style.transform = "translate(-50%, -110%)";
+    track(element.animate(FADE, { duration: 1400 }), element);
+    return;
+  }
   const animation = element.animate([
     { transform: "translate(-50%, -50%) scale(0.4)", opacity: 0 },
     { transform: "translate(-50%, -90%) scale(1.15)", opacity: 1, offset: 0.25 },
@@ -140,8 +149,8 @@ function burst(seat, text, kind) {
   }
 }
 
-/** A banner across the table (the fanfare). @param {string} text */
-function banner(text) {
+/** A banner across the table (the fanfare); with `still`, it only fades. @param {string} text @param {boolean} [still] */
+function banner(text, still = false) {
   const table = document.querySelector(".felt");
   const at = centre(table);
   if (!at) return;
@@ -151,6 +160,11 @@ function banner(text) {
   element.style.left = `${at.x}px`;
   element.style.top = `${at.y}px`;
   layer().appendChild(element);
+  if (still) {
+    element.style.transform = "translate(-50%, -50%)";
+    track(element.animate(FADE, { duration: 2200 }), element);
+    return;
+  }
   track(element.animate([
     { transform: "translate(-50%, -50%) scale(0.6)", opacity: 0 },
     { transform: "translate(-50%, -50%) scale(1.1)", opacity: 1, offset: 0.2 },
@@ -202,12 +216,12 @@ function entryEffect(entry, view, at, still) {
     case "VictimChosen": case "JesterChosen": {
       later(at, () => {
         if (seat === undefined) return;
-        if (!still) burst(seat, entry.kind === "VictimChosen" ? "+1" : "🃏 Jester", "hit");
+        burst(seat, entry.kind === "VictimChosen" ? "+1" : "🃏 Jester", "hit", still);
       });
       return 260;
     }
     case "Skipped": {
-      later(at, () => { if (!still && seat !== undefined) burst(seat, "⊘ Skipped", "skip"); });
+      later(at, () => { if (seat !== undefined) burst(seat, "⊘ Skipped", "skip", still); });
       return 300;
     }
     case "DirectionChanged": {
@@ -219,15 +233,15 @@ function entryEffect(entry, view, at, still) {
       return 300;
     }
     case "UnoCalled": {
-      later(at, () => { sound.play("uno"); if (!still && seat !== undefined) burst(seat, "UNO!", "uno"); });
+      later(at, () => { sound.play("uno"); if (seat !== undefined) burst(seat, "UNO!", "uno", still); });
       return 300;
     }
     case "Caught": {
-      later(at, () => { sound.play("catch"); if (!still && seat !== undefined) burst(seat, "Caught! +2", "caught"); });
+      later(at, () => { sound.play("catch"); if (seat !== undefined) burst(seat, "Caught! +2", "caught", still); });
       return 500;
     }
     case "FanfareSounded": {
-      later(at, () => { sound.play("fanfare"); if (!still) banner("🎺 The fanfare! The Crown passes"); });
+      later(at, () => { sound.play("fanfare"); banner("🎺 The fanfare! The Crown passes", still); });
       return 500;
     }
     case "CrownPassed": {

@@ -46,6 +46,25 @@ def fill_start(page: Any, url: str, name: str = "Ann", *, pace: str = "0", singl
         page.check("#opt-single-round")
 
 
+def test_the_first_visits_tour_comes_before_any_clock_runs(pages: Any, server_url: str) -> None:
+    """The tour shows on the start page of a first visit, not over a game whose clock would run meanwhile."""
+    page = pages(toured=False)
+    page.goto(server_url + PAGE)
+    page.wait_for_selector("#tour")
+    page.click("#tour-skip")
+    page.wait_for_selector("#tour", state="detached")
+    page.fill("#name", "Ann")
+    page.click("#btn-play-bots")
+    page.wait_for_selector("#table .seat")
+    page.wait_for_timeout(500)
+    assert page.locator("#tour").count() == 0
+    # A newcomer who follows an invitation link sees it before joining, on the join form.
+    other = pages(toured=False)
+    other.goto(f"{server_url}/t/{view(page)['code']}")
+    other.wait_for_selector("#tour")
+    assert other.locator("#table").count() == 0
+
+
 def test_play_bots_opens_a_started_table_in_one_click(pages: Any, server_url: str) -> None:
     page = pages()
     fill_start(page, server_url, pace="1")

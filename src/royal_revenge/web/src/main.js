@@ -93,9 +93,12 @@ function App() {
       openTable(route.code, route.watch ? null : seated ? seated.token : null);
     }
   }, [route.code, route.watch, onTable]);
-  useEffect(() => { if (onTable && !tourSeen()) setTouring(true); }, [onTable]);
-
   const view = s.view;
+  // The first visit's tour comes before any game clock runs for this person: on the start page, or in a lobby
+  // (never over a game being played, where their time would run out while they read).
+  const playing = onTable && (!view || view.phase !== "lobby");
+  useEffect(() => { if (!playing && !tourSeen()) setTouring(true); }, [playing]);
+
   const isHost = !!view && view.you !== null && view.you === view.host;
 
   function leave() {

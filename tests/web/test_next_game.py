@@ -388,3 +388,21 @@ def test_a_decision_while_the_tab_is_hidden_notifies_and_vibrates(pages: Any, se
     take_turn(page, call_uno=True)
     page.wait_for_function("window.rr.view.game.pending.seat !== window.rr.view.you || "
                            "window.rr.view.game.pending.kind !== 'turn'", timeout=10_000)
+
+
+def test_the_results_can_be_closed_to_see_the_table_and_leave(pages: Any, server_url: str) -> None:
+    """At the end of a game the results cover the table; closing them shows it (its chat and Leave) again."""
+    page, _ = _seated(pages, server_url, {"players": 2, "single_round": True, "bot_delay_seconds": 0.1,
+                                          "turn_seconds": 60}, ["easy"])
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and not (visible(page, "#results") and view(page)["phase"] == "finished"):
+        if not take_turn(page, call_uno=True):
+            page.wait_for_timeout(50)
+    assert visible(page, "#results") and view(page)["phase"] == "finished"
+    page.click("#btn-results-close")
+    assert not visible(page, "#results") and visible(page, "#btn-show-results")
+    page.click("#btn-show-results")
+    page.wait_for_selector("#results")
+    page.click("#btn-results-leave")  # (a game that is over: no question asked)
+    page.wait_for_selector("#btn-create")
+    assert page.url.rstrip("/") == server_url

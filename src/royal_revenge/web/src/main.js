@@ -104,7 +104,7 @@ function App() {
   function leave() {
     const code = session.code;
     if (!view || view.you === null || !code) { navigate(homeUrl()); return; }
-    if (view.phase !== "lobby" && !confirm("Leave the table? A bot plays your seat for the rest of the game.")) return;
+    if (view.phase === "playing" && !confirm("Leave the table? A bot plays your seat for the rest of the game.")) return;
     send({ type: "leave" }, (ok) => {
       if (!ok) return;
       storeSeat(code, null);

@@ -45,8 +45,12 @@ function Confetti() {
       `animation-delay:${(i % 9) * 0.12}s; --drift:${((i * 53) % 60) - 30}px`}></i>`)}</div>`;
 }
 
-/** @param {{view: View}} props */
-export function Results({ view }) {
+/**
+ * The round's (or the game's) results over the table; `onClose` shows the table under them again (the chat,
+ * the Leave button), `onLeave` leaves the table (or stops watching).
+ * @param {{view: View, onClose: () => void, onLeave: () => void}} props
+ */
+export function Results({ view, onClose, onLeave }) {
   const game = /** @type {import("./state.js").Game} */ (view.game);
   const [asked, setAsked] = useState(false);
   const [, setTick] = useState(0);
@@ -112,5 +116,9 @@ export function Results({ view }) {
           onClick=${rematch}>${isHost ? (requests.length ? "Accept: play again" : "Play again") : mine ? "Asked for a rematch" : "Ask for a rematch"}</button>`}
         ${you !== null && !isHost && html`<p class="muted">The game starts again when ${seatName(view, view.host) || "the host"} accepts, or when everyone asks.</p>`}
       </div>`}
+      <div class="results-actions">
+        <button id="btn-results-close" type="button" onClick=${onClose}>${over ? "See the table" : "See the table until the deal"}</button>
+        ${over && html`<button id="btn-results-leave" type="button" onClick=${onLeave}>${you === null ? "Stop watching" : "Leave the table"}</button>`}
+      </div>
     </section>`;
 }

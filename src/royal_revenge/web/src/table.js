@@ -127,6 +127,8 @@ export function Table({ view, chat, onLeave }) {
   const p = usePrefs();
   const [, setTick] = useState(0);
   const [armed, setArmed] = useState(false);
+  /** The results the person closed to see the table (they come back with a new round or game). */
+  const [closedResults, setClosedResults] = useState("");
   const [panel, setPanel] = useState(/** @type {'log' | 'chat'} */ ("log"));
   const [compact, setCompact] = useState(() => window.innerWidth < 768);
   const liveRef = useRef(/** @type {string} */ (""));
@@ -191,6 +193,7 @@ export function Table({ view, chat, onLeave }) {
   const latest = log.length ? log[log.length - 1].text : "";
   liveRef.current = latest;
   const over = view.phase === "finished" || pending.kind === "round_over" || pending.kind === "game_over";
+  const resultsKey = `${view.game_no}/${game.round_no}/${view.phase}`;
 
   /** @param {string} card */
   function play(card) {
@@ -322,7 +325,11 @@ export function Table({ view, chat, onLeave }) {
         <div class="chat-wrap" hidden=${panel !== "chat" && compact}>${chat}</div>
       </aside>
       <div id="live" class="visually-hidden" aria-live="polite">${latest}</div>
-      ${over && html`<div class="results-backdrop" aria-hidden="true"></div><${Results} view=${view} />`}
+      ${over && closedResults !== resultsKey && html`<div class="results-backdrop" aria-hidden="true"
+        onClick=${() => setClosedResults(resultsKey)}></div>
+        <${Results} view=${view} onClose=${() => setClosedResults(resultsKey)} onLeave=${onLeave} />`}
+      ${over && closedResults === resultsKey && html`<button id="btn-show-results" type="button" class="primary show-results"
+        onClick=${() => setClosedResults("")}>Show the results</button>`}
     </main>`;
 }
 void send; void host; void colourName;

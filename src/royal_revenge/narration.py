@@ -99,7 +99,8 @@ _NARRATORS: Final[dict[type, Callable[[Any, Name], str | None]]] = {
     ev.Reshuffled: lambda event, name: f"The discards are shuffled into a new draw pile ({event.cards} cards)",
     ev.FanfareSounded: lambda event, name: (
         "FANFARE! The scepter sounds" + ("" if event.landed else " (once the pending choice is made)")),
-    ev.CrownPassed: lambda event, name: f"The Crown passes to {name(event.new_king)}",
+    ev.CrownPassed: lambda event, name: (  # (R-KING-2: why a turn that was someone else's goes to the new King)
+        f"The Crown passes to {name(event.new_king)}, who chooses a Jester and plays next"),
     ev.RoundStarted: _round_started,
     ev.DealerDrawn: lambda event, name: f"{name(event.dealer)} drew the highest card and deals",
     ev.RoundEnded: _round_ended,

@@ -98,6 +98,11 @@ def test_lobby_with_a_friend_seat_join_and_start(pages: Any, server_url: str) ->
     guest.click("#btn-join")
     guest.wait_for_selector("#lobby #waiting-host")
     assert guest.locator("#btn-start").count() == 0
+    # A refusal in the lobby is shown there too (a forged chat line with a control character: nothing is said).
+    guest.evaluate("window.rr.conn.send({type: 'chat', text: 'hi\\u0007'})")
+    guest.wait_for_selector("#notice")
+    assert "_" not in guest.inner_text("#notice") and "text" not in guest.inner_text("#notice").split()
+    assert view(guest)["chat"] == []
     host.wait_for_selector("#btn-start:not([disabled])")
     host.click("#btn-start")
     host.wait_for_selector("#table")

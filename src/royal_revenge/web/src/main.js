@@ -160,7 +160,8 @@ function App() {
       <${SettingsPanel} />
       <button type="button" id="btn-settings-close" onClick=${() => setSettingsOpen(false)}>Close</button></div>`}
     ${closed && html`<p class="banner bad" role="alert">${closedText(s.closeCode)}</p>`}
-    ${s.notice && !onTable && html`<p id="notice" class=${`notice ${s.notice.kind}`} role="status">${s.notice.text}</p>`}
+    ${s.notice && (!onTable || !view || view.phase === "lobby") &&
+      html`<p id="notice" class=${`notice ${s.notice.kind}`} role="status">${s.notice.text}</p>`}
     ${body}
     ${touring && html`<${Tour} onDone=${() => setTouring(false)} />`}`;
 }

@@ -37,7 +37,7 @@ export function RoyalChooser({ view, kind, legal, onChoose }) {
             ...${{ [kind === "victim" ? "data-victim" : "data-jester"]: String(action.seat) }}
             onClick=${() => onChoose(action)}>
             <strong>${seatName(view, action.seat)}${action.seat === view.you ? " (you)" : ""}</strong>
-            <span class="muted">${game.hand_sizes[action.seat]} cards · ${game.scores[action.seat]} points</span></button>`)}
+            <span class="muted">${game.hand_sizes[action.seat]} card${game.hand_sizes[action.seat] === 1 ? "" : "s"} · ${game.scores[action.seat]} point${game.scores[action.seat] === 1 ? "" : "s"}</span></button>`)}
       </div>
     </section>`;
 }

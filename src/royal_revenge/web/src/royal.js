@@ -36,7 +36,7 @@ export function RoyalChooser({ view, kind, legal, onChoose }) {
           <button key=${action.seat} type="button" class="seat-choice-btn"
             ...${{ [kind === "victim" ? "data-victim" : "data-jester"]: String(action.seat) }}
             onClick=${() => onChoose(action)}>
-            <strong>${seatName(view, action.seat)}${action.seat === view.you ? " (you)" : ""}</strong>
+            <strong><span class="key-hint" aria-hidden="true">${action.seat + 1}</span> ${seatName(view, action.seat)}${action.seat === view.you ? " (you)" : ""}</strong>
             <span class="muted">${game.hand_sizes[action.seat]} card${game.hand_sizes[action.seat] === 1 ? "" : "s"} · ${game.scores[action.seat]} point${game.scores[action.seat] === 1 ? "" : "s"}</span></button>`)}
       </div>
     </section>`;

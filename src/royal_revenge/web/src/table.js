@@ -231,7 +231,11 @@ export function Table({ view, chat, onLeave }) {
     else if (key === "u") pressUno();
     else if (key === "c" && catches.length) act(catches[0]);
     else if (colourChoice) act(colourChoice);
-    else if (/^[1-9]$/.test(key)) {
+    else if (/^[1-6]$/.test(key) && (pending.kind === "victim" || pending.kind === "jester") && mine) {
+      // The King chooses a player by the number shown on the sheet (the seat's number, as in the terminal game).
+      const choice = legalOf(view, pending.kind).find((a) => a.seat === Number(key) - 1);
+      if (choice) act(choice);
+    } else if (/^[1-9]$/.test(key)) {
       // The n-th card of the hand as it is shown (sorted), as the terminal game numbers them.
       const card = sortHand(game ? game.hand : [], p.sort)[Number(key) - 1];
       if (card) play(card);

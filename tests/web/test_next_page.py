@@ -138,3 +138,24 @@ def test_a_table_link_and_a_reload_keep_the_seat_and_the_hand(pages: Any, server
     assert after["you"] == before["you"]
     assert sorted(after["game"]["hand"]) == sorted(before["game"]["hand"]) or after["version"] > before["version"]
     assert page.locator("#hand button.card").count() == len(after["game"]["hand"])
+
+
+def test_joining_a_started_game_offers_to_watch_it_beside_the_join_button(pages: Any, server_url: str) -> None:
+    host = pages()
+    fill_start(host, server_url, "Ann", pace="2")
+    host.click("#btn-play-bots")
+    host.wait_for_selector("#table .seat")
+    code = view(host)["code"]
+    late = pages()
+    late.goto(server_url + PAGE)
+    late.fill("#name", "Bob")
+    late.fill("#join-code", code)
+    late.click("#btn-join")
+    late.wait_for_selector("#start-error")
+    error = late.locator("#start-error")
+    join_form = late.locator("form", has=late.locator("#btn-join"))
+    assert join_form.locator("#start-error").count() == 1  # (beside the button that was pressed)
+    assert "started" in error.inner_text()
+    late.click("#btn-watch-instead")
+    late.wait_for_selector("#table .seat")
+    assert view(late)["you"] is None

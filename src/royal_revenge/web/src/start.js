@@ -60,7 +60,17 @@ export function StartPage({ code = "", onSeated, onWatch, onNotFound }) {
   const [turn, setTurn] = useState("30");
   const [isPublic, setPublic] = useState(false);
   const [joinCode, setJoinCode] = useState(code ? displayCode(code) : "");
-  const [error, setError] = useState("");
+  const [error, setErrorText] = useState("");
+  /** Where the error shows: beside the name for a missing name, else beside the button that was pressed. */
+  const [errorAt, setErrorAt] = useState(/** @type {"you" | "create" | "join"} */ ("you"));
+  /** Whether the refused join can be a watch instead (the game has started). */
+  const [canWatch, setCanWatch] = useState(false);
+  /** @param {string} text @param {"you" | "create" | "join"} [at] @param {boolean} [watchable] */
+  function setError(text, at = "you", watchable = false) {
+    setErrorText(text);
+    setErrorAt(at);
+    setCanWatch(watchable);
+  }
   const [busy, setBusy] = useState(false);
   /** @type {[any[], (tables: any[]) => void]} */
   const [tables, setTables] = useState(/** @type {any[]} */ ([]));
@@ -75,7 +85,12 @@ export function StartPage({ code = "", onSeated, onWatch, onNotFound }) {
 
   function person() {
     const trimmed = name.trim();
-    if (!trimmed) { setError("Please enter your name"); return null; }
+    if (!trimmed) {
+      setError("Please enter your name");
+      const field = document.getElementById("name");
+      if (field) field.focus();
+      return null;
+    }
     writeStored("rr.name", trimmed);
     /** @type {any} */
     const body = { name: trimmed };
@@ -98,7 +113,7 @@ export function StartPage({ code = "", onSeated, onWatch, onNotFound }) {
     setError("");
     const answer = await postJson("/api/tables", body);
     setBusy(false);
-    if (!answer.ok) { setError(errorMessage(answer.data)); return; }
+    if (!answer.ok) { setError(errorMessage(answer.data), autostart ? "you" : "create"); return; }
     onSeated(answer.data, body.name, autostart);
   }
 
@@ -121,7 +136,7 @@ export function StartPage({ code = "", onSeated, onWatch, onNotFound }) {
   async function join(event) {
     event.preventDefault();
     const wanted = normalizeCode(joinCode);
-    if (!wanted) { setError("Enter the table's code"); return; }
+    if (!wanted) { setError("Enter the table's code", "join"); return; }
     const body = person();
     if (!body) return;
     setBusy(true);
@@ -129,16 +144,22 @@ export function StartPage({ code = "", onSeated, onWatch, onNotFound }) {
     const answer = await postJson(`/api/tables/${encodeURIComponent(wanted)}/join`, body);
     setBusy(false);
     if (answer.status === 404) { onNotFound(wanted); return; }
-    if (!answer.ok) { setError(errorMessage(answer.data)); return; }
+    if (!answer.ok) {
+      const detail = answer.data && answer.data.detail;
+      setError(errorMessage(answer.data), "join", !!detail && detail.code === "wrong_phase");
+      return;
+    }
     onSeated(answer.data, body.name, false);
   }
 
   function watch() {
     const wanted = normalizeCode(joinCode);
-    if (!wanted) { setError("Enter the table's code to watch it"); return; }
+    if (!wanted) { setError("Enter the table's code to watch it", "join"); return; }
     onWatch(wanted);
   }
 
+  const errorLine = html`<p id="start-error" class="error" role="alert">${error}${canWatch && html` <button
+    id="btn-watch-instead" type="button" onClick=${watch}>Watch it</button>`}</p>`;
   return html`
     <main id="start" class="start">
       <header class="start-head">
@@ -159,7 +180,7 @@ export function StartPage({ code = "", onSeated, onWatch, onNotFound }) {
         </div>
         <button id="btn-play-bots" class="primary big" type="button" disabled=${busy} onClick=${playBots}>
           Play now against 3 bots</button>
-        ${error && html`<p id="start-error" class="error" role="alert">${error}</p>`}
+        ${error && errorAt === "you" && errorLine}
       </section>
       <div class="start-grid">
         <form class="panel" onSubmit=${createTable} aria-labelledby="create-title">
@@ -214,18 +235,20 @@ export function StartPage({ code = "", onSeated, onWatch, onNotFound }) {
             </div>
           </details>
           <button id="btn-create" class="primary" type="submit" disabled=${busy}>Open the table</button>
+          ${error && errorAt === "create" && errorLine}
         </form>
         <form class="panel" onSubmit=${join} aria-labelledby="join-title">
           <h2 id="join-title">Join or watch a table</h2>
           <div class="field">
             <label for="join-code">Table code</label>
-            <input id="join-code" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="K7QMP-WXAB3"
+            <input id="join-code" maxlength="80" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="K7QMP-WXAB3"
               value=${joinCode} onInput=${(/** @type {any} */ e) => setJoinCode(e.currentTarget.value)} />
           </div>
           <div class="buttons">
             <button id="btn-join" class="primary" type="submit" disabled=${busy}>Join</button>
             <button id="btn-watch" type="button" onClick=${watch}>Watch</button>
           </div>
+          ${error && errorAt === "join" && errorLine}
           <h3>Public tables</h3>
           <ul id="public-list" class="public-list">
             ${tables.length === 0 && html`<li class="muted">No public table is waiting right now.</li>`}

@@ -159,3 +159,17 @@ def test_joining_a_started_game_offers_to_watch_it_beside_the_join_button(pages:
     late.click("#btn-watch-instead")
     late.wait_for_selector("#table .seat")
     assert view(late)["you"] is None
+
+
+def test_the_start_page_leads_back_to_a_table_being_played(pages: Any, server_url: str) -> None:
+    page = pages()
+    fill_start(page, server_url, "Ann", pace="2")
+    page.click("#btn-play-bots")
+    page.wait_for_selector("#table .seat")
+    code = view(page)["code"]
+    page.goto(server_url + PAGE)
+    page.wait_for_selector("#your-tables")
+    assert "your seat: Ann" in page.inner_text("#your-tables")
+    page.click(f"#your-tables a[href='/t/{code}']")
+    page.wait_for_selector("#table .seat")
+    assert view(page)["you"] == 0 and view(page)["code"] == code

@@ -43,6 +43,19 @@ export function storedSeat(code) {
   return /** @type {{token: string, seat: number} | null} */ (readStored(`rr:${code}`, null));
 }
 
+/** The codes of the tables this browser keeps a seat at (newest storage order; at most `limit`). */
+export function storedTables(limit = 5) {
+  /** @type {string[]} */
+  const codes = [];
+  try {
+    for (let i = 0; i < localStorage.length && codes.length < limit; i += 1) {
+      const key = localStorage.key(i);
+      if (key && /^rr:[A-Z0-9]{10}$/.test(key)) codes.push(key.slice(3));
+    }
+  } catch { /* storage blocked */ }
+  return codes;
+}
+
 /** @param {string} code @param {{token: string, seat: number} | null} seat */
 export function storeSeat(code, seat) {
   if (seat) writeStored(`rr:${code}`, seat);

@@ -8,6 +8,7 @@ import { useEffect, useState } from "preact/hooks";
 import htm from "htm";
 import { normalizeCode, displayCode } from "./state.js";
 import { readStored, writeStored } from "./storage.js";
+import { storedSeat, storedTables } from "./session.js";
 
 const html = htm.bind(h);
 
@@ -74,6 +75,22 @@ export function StartPage({ code = "", onSeated, onWatch, onNotFound }) {
   const [busy, setBusy] = useState(false);
   /** @type {[any[], (tables: any[]) => void]} */
   const [tables, setTables] = useState(/** @type {any[]} */ ([]));
+
+  /** The tables this browser holds a seat at that are still being played or waited for. */
+  const [mine, setMine] = useState(/** @type {{code: string, phase: string, name: string}[]} */ ([]));
+  useEffect(() => {
+    let live = true;
+    Promise.all(storedTables().map((table) => fetch(`/api/tables/${table}`)
+      .then((r) => (r.ok ? r.json() : null)).catch(() => null)
+      .then((data) => {
+        const seat = storedSeat(table);
+        const view = data && (data.view || data);
+        if (!view || !view.phase || view.phase === "finished" || view.closed || !seat) return null;
+        const info = Array.isArray(view.seats) ? view.seats[seat.seat] : null;
+        return { code: table, phase: String(view.phase), name: info && info.name ? String(info.name) : "" };
+      }))).then((found) => { if (live) setMine(found.filter((x) => x !== null)); });
+    return () => { live = false; };
+  }, []);
 
   useEffect(() => {
     let live = true;
@@ -166,6 +183,12 @@ export function StartPage({ code = "", onSeated, onWatch, onNotFound }) {
         <h1><span aria-hidden="true">👑</span> UNO Royal Revenge</h1>
         <p class="tagline">UNO with a King, a Jester and a scepter that can sound at any moment.</p>
       </header>
+      ${mine.length > 0 && html`<section id="your-tables" class="panel" aria-labelledby="your-tables-title">
+        <h2 id="your-tables-title">Back to your table</h2>
+        <ul class="public-list">${mine.map((table) => html`<li key=${table.code}>
+          <a class="button primary" href=${`/t/${table.code}`}>${displayCode(table.code)}</a>
+          <span class="muted">${table.phase === "lobby" ? "waiting in the lobby" : "being played"}${table.name ? ` · your seat: ${table.name}` : ""}</span></li>`)}</ul>
+      </section>`}
       <section class="panel you-panel" aria-labelledby="you-title">
         <h2 id="you-title" class="visually-hidden">You</h2>
         <div class="field">

@@ -279,7 +279,7 @@ export function Table({ view, chat, onLeave }) {
                   : html`<span>colour being chosen</span>`}</div>
               </div>
             </div>
-            <span class="dir-label">${game.direction === 1 ? "↻ clockwise" : "↺ anticlockwise"} · round ${game.round_no}</span>
+            <span class="dir-label">${game.direction === 1 ? "↻ play goes left" : "↺ play goes right"} · round ${game.round_no}</span>
           </div>
           ${view.seats.map((_, seat) => {
             const rel = ((seat - bottom) % count + count) % count;

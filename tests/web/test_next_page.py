@@ -173,3 +173,18 @@ def test_the_start_page_leads_back_to_a_table_being_played(pages: Any, server_ur
     page.click(f"#your-tables a[href='/t/{code}']")
     page.wait_for_selector("#table .seat")
     assert view(page)["you"] == 0 and view(page)["code"] == code
+
+
+def test_the_settings_close_with_escape_or_a_click_outside(pages: Any, server_url: str) -> None:
+    page = pages()
+    page.goto(server_url + PAGE)
+    page.click("#btn-settings")
+    page.wait_for_selector(".settings-pop")
+    page.keyboard.press("Escape")
+    page.wait_for_selector(".settings-pop", state="detached")
+    page.click("#btn-settings")
+    page.wait_for_selector(".settings-pop")
+    page.click(".settings-pop #opt-uno-assist")  # (a click inside keeps them open)
+    assert page.locator(".settings-pop").count() == 1
+    page.mouse.click(5, 400)
+    page.wait_for_selector(".settings-pop", state="detached")

@@ -93,6 +93,19 @@ function App() {
       openTable(route.code, route.watch ? null : seated ? seated.token : null);
     }
   }, [route.code, route.watch, onTable]);
+  // The settings close with Escape or a click outside them, as a pop-up does.
+  useEffect(() => {
+    if (!settingsOpen) return undefined;
+    const onKey = (/** @type {KeyboardEvent} */ event) => { if (event.key === "Escape") setSettingsOpen(false); };
+    const onDown = (/** @type {MouseEvent} */ event) => {
+      const target = /** @type {Element | null} */ (event.target);
+      if (target && !target.closest(".settings-pop") && !target.closest("#btn-settings")) setSettingsOpen(false);
+    };
+    document.addEventListener("keydown", onKey);
+    document.addEventListener("mousedown", onDown);
+    return () => { document.removeEventListener("keydown", onKey); document.removeEventListener("mousedown", onDown); };
+  }, [settingsOpen]);
+
   const view = s.view;
   // The first visit's tour comes before any game clock runs for this person: on the start page, or in a lobby
   // (never over a game being played, where their time would run out while they read).

@@ -306,6 +306,8 @@ export function Table({ view, chat, onLeave }) {
               <button id="btn-keep" type="button" hidden=${!canKeep} onClick=${() => canKeep && act(canKeep)}>Keep</button>
               <button id="btn-uno" type="button" class=${`uno${armed ? " armed" : ""}`} disabled=${!unoPossible}
                 aria-pressed=${armed ? "true" : "false"} onClick=${pressUno}>${armed ? "UNO! (armed)" : "UNO!"}</button>
+              ${catches.length > 0 && html`<button id="btn-catch" type="button" class="catch-now" onClick=${() => act(catches[0])}>
+                Catch ${seatName(view, catches[0].seat)}!</button>`}
               <button id="btn-sort" type="button" class="small" onClick=${cycleSort}
                 aria-label=${`Sort the hand (now: ${p.sort === "none" ? "as dealt" : `by ${p.sort}`})`}>Sort: ${p.sort === "none" ? "as dealt" : p.sort}</button>
             </div>

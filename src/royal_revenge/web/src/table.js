@@ -281,6 +281,7 @@ export function Table({ view, chat, onLeave }) {
               left=${pending.seat === seat ? left : null} catchable=${catchable} bubble=${bubbles[seat] || null} />`;
           })}
         </div>
+        <div class="say">
         ${royalLegal.length > 0
           // The King's sheet takes the prompt's place, just above the hand: it covers neither the table nor the hand
           // (and UNO stays in reach: a late call is still allowed while the King chooses).
@@ -289,6 +290,7 @@ export function Table({ view, chat, onLeave }) {
           : html`<div id="prompt" class=${`prompt${mine ? " mine" : ""}`}>${prompt}</div>
               ${hint && html`<p id="hint" class="hint">${hint}</p>`}`}
         ${notice && html`<p id="notice" class=${`notice ${noticeKind}`} role="status">${notice}</p>`}
+        </div>
         ${view.you !== null && view.seats[view.you] && view.seats[view.you].autopilot && html`
           <p id="autopilot" class="notice warn" role="status">A bot is playing your seat: your time ran out.
             <button id="btn-back" type="button" onClick=${() => send({ type: "back" })}>Take my seat back</button></p>`}

@@ -127,9 +127,16 @@ function burst(seat, text, kind, still = false) {
   const element = document.createElement("div");
   element.className = `burst burst-${kind}`;
   element.textContent = text;
-  element.style.left = `${at.x}px`;
-  element.style.top = `${at.y}px`;
   layer().appendChild(element);
+  // Kept inside the felt and the window (a seat at the edge would push it off screen or over the side panel).
+  const felt = document.querySelector(".felt-wrap");
+  const box = felt ? felt.getBoundingClientRect() : { left: 0, right: window.innerWidth };
+  const half = element.offsetWidth / 2 + 4;
+  const low = Math.max(box.left, 0) + half;
+  const high = Math.min(box.right, window.innerWidth) - half;
+  element.style.left = `${low > high ? (low + high) / 2 : Math.max(low, Math.min(high, at.x))}px`;
+  // (it rises by up to 1.4 of its height from the avatar: never above the window's top)
+  element.style.top = `${Math.max(at.y, element.offsetHeight * 1.4 + 4)}px`;
   if (still) {
     element.style.transform = "translate(-50%, -110%)";
     track(element.animate(FADE, { duration: 1400 }), element);

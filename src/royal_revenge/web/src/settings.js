@@ -144,7 +144,9 @@ export function useSound() {
 addStyle("rr-settings-style", `
 #settings { display: grid; gap: 0.75rem; margin: 0; padding: 0; border: 0; min-width: 0; }
 #settings .opt { display: flex; align-items: center; gap: 0.6rem; flex-wrap: wrap; min-height: 36px; }
-#settings .opt input[type="checkbox"] { width: 1.25rem; height: 1.25rem; margin: 0; accent-color: var(--gold, #f2c14e); }
+#settings .opt input[type="checkbox"] { flex: none; width: 1.25rem; height: 1.25rem; margin: 0; accent-color: var(--gold, #f2c14e); }
+#settings .opt input[type="checkbox"] + label { flex: 1 1 0; min-width: 0; }
+#settings .opt:has(> input[type="checkbox"]) { flex-wrap: nowrap; }
 #settings .opt input[type="range"] { flex: 1 1 8rem; min-width: 6rem; accent-color: var(--gold, #f2c14e); }
 #settings .opt select { min-height: 36px; }
 #settings .opt-help { margin: -0.4rem 0 0 1.85rem; font-size: 0.85rem; color: var(--muted, #c3cce0); }

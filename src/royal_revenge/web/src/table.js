@@ -96,7 +96,7 @@ function SeatView({ view, seat, rel, next, left, catchable, bubble }) {
   const label = `${name}${seat === view.you ? " (you)" : ""}: ${count} card${count === 1 ? "" : "s"}, ${game.scores[seat]} points` +
     `${king ? ", the King" : ""}${hatWaits ? ", holds the Jester Hat until choosing who wears it" : jester ? ", wears the Jester Hat" : ""}${uno ? ", called UNO" : ""}${deciding ? ", deciding" : ""}`;
   return html`
-    <div class=${classes} data-seat=${seat} style=${`left:${pos.x}%; top:${pos.y}%`} aria-label=${label} role="group">
+    <div class=${classes} data-seat=${seat} style=${`--x:${pos.x}%; --y:${pos.y}%`} aria-label=${label} role="group">
       <div class="avatar-wrap">
         ${deciding && left !== null && html`<${Ring} left=${left} total=${view.settings.turn_seconds || 30} />`}
         <div class="avatar" aria-hidden="true">${(name || "?").slice(0, 1).toUpperCase()}</div>
@@ -108,15 +108,20 @@ function SeatView({ view, seat, rel, next, left, catchable, bubble }) {
           aria-label=${`Catch ${name}: they did not call UNO`}>Catch!</button>`}
         ${bubble && html`<span class="bubble" aria-hidden="true">${bubble}</span>`}
       </div>
-      <div class="seat-name">${name}${seat === view.you ? " (you)" : ""}</div>
-      <div class="seat-info">
-        ${seat !== view.you && html`<span class="fan" aria-hidden="true">${Array.from({ length: backs }, (_, i) => html`
-          <span key=${i} class="back" style=${`--i:${i - (backs - 1) / 2}`}><${CardBack} size=${30} /></span>`)}</span>`}
-        <span class="count">${count}</span><span class="score">★ ${game.scores[seat]}</span>
-        ${hatWaits && html`<span class="tag hat-waits">choosing the Jester</span>`}
-        ${info.kind === "bot" && html`<span class="tag">bot</span>`}
-        ${info.autopilot && html`<span class="tag">bot playing</span>`}
-        ${info.kind === "human" && info.connected === false && html`<span class="tag off">offline</span>`}
+      <div class="seat-text">
+        <div class="seat-name">${name}${seat === view.you ? " (you)" : ""}</div>
+        <div class="seat-info">
+          ${seat !== view.you && html`<span class="fan" aria-hidden="true">${Array.from({ length: backs }, (_, i) => html`
+            <span key=${i} class="back" style=${`--i:${i - (backs - 1) / 2}`}><${CardBack} size=${30} /></span>`)}</span>`}
+          <span class="count">${count}</span><span class="score">★ ${game.scores[seat]}</span>
+        </div>
+        ${(hatWaits || info.kind === "bot" || info.autopilot || (info.kind === "human" && info.connected === false)) && html`
+          <div class="seat-tags">
+            ${hatWaits && html`<span class="tag hat-waits">choosing the Jester</span>`}
+            ${info.kind === "bot" && html`<span class="tag">bot</span>`}
+            ${info.autopilot && html`<span class="tag">bot playing</span>`}
+            ${info.kind === "human" && info.connected === false && html`<span class="tag off">offline</span>`}
+          </div>`}
       </div>
     </div>`;
 }
@@ -278,8 +283,8 @@ export function Table({ view, chat, onLeave }) {
                       <span>${colour.name}</span>`
                   : html`<span>colour being chosen</span>`}</div>
               </div>
+              <span class="dir-label">${game.direction === 1 ? "↻ play goes left" : "↺ play goes right"} · round ${game.round_no}</span>
             </div>
-            <span class="dir-label">${game.direction === 1 ? "↻ play goes left" : "↺ play goes right"} · round ${game.round_no}</span>
           </div>
           ${view.seats.map((_, seat) => {
             const rel = ((seat - bottom) % count + count) % count;
@@ -288,6 +293,7 @@ export function Table({ view, chat, onLeave }) {
               left=${pending.seat === seat ? left : null} catchable=${catchable} bubble=${bubbles[seat] || null} />`;
           })}
         </div>
+        <div class="say">
         ${royalLegal.length > 0
           // The King's sheet takes the prompt's place, just above the hand: it covers neither the table nor the hand
           // (and UNO stays in reach: a late call is still allowed while the King chooses).
@@ -296,6 +302,7 @@ export function Table({ view, chat, onLeave }) {
           : html`<div id="prompt" class=${`prompt${mine ? " mine" : ""}`}>${prompt}</div>
               ${hint && html`<p id="hint" class="hint">${hint}</p>`}`}
         ${notice && html`<p id="notice" class=${`notice ${noticeKind}`} role="status">${notice}</p>`}
+        </div>
         ${view.you !== null && view.seats[view.you] && view.seats[view.you].autopilot && html`
           <p id="autopilot" class="notice warn" role="status">A bot is playing your seat: your time ran out.
             <button id="btn-back" type="button" onClick=${() => send({ type: "back" })}>Take my seat back</button></p>`}

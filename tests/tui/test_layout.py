@@ -275,3 +275,24 @@ async def test_a_drawn_card_that_does_not_match_is_not_offered_as_a_play() -> No
         screen = await shown(pilot, app, client)
         assert "does not match" in on_screen(screen, "#notice")
         assert_in_view(screen)
+
+
+async def test_a_bad_setting_is_explained_in_view_at_80x24() -> None:
+    from textual.widgets import Input
+
+    from royal_revenge.client import LocalGame
+    from royal_revenge.tui.settings_screen import SettingsScreen
+
+    app = RoyalRevengeApp(game=LocalGame(fast_settings(players=3), "Ann", 9, ("easy", "hard"), seed=1),
+                          clock=FakeClock(), bell=False)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        screen.query_one("#target", Input).value = "0"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        error = screen.query_one("#settings-error")
+        assert error.display and screen.region.contains_region(error.region), error.region
+        text = str(error.render())
+        assert text == "The target score must be a whole number of points, at least 1", text

@@ -462,3 +462,30 @@ def test_log_entries_name_the_seats_they_happen_to() -> None:
                 assert table.seats[entry["seat"]].name in entry["text"]
                 assert card_words(Card.parse(entry["card"])) in entry["text"]
     assert {"Played", "Drew"} <= set(seen)
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_a_tables_prompts_for_every_seat_are_the_narrations_for_that_seat(players: int) -> None:
+    """The table works each sentence out once for the seats that read the same (all but the decider, the seat
+    that may call UNO late, and everyone at the end of a round): each must still be that seat's own."""
+    table = Table.open(TableSettings(players=players, single_round=True, bot_delay_seconds=0.5, turn_seconds=3.0,
+                                     scepter_min_seconds=5, scepter_max_seconds=8), code="LOCAL", seed=players)
+    now = 1000.0
+    _, token = table.join("Ann", 7, now)
+    for _ in range(players - 1):
+        table.add_bot(token, "easy", now)
+    table.start(token, now)
+    checked = 0
+    for _ in range(3000):
+        assert table.game is not None
+        state = table.game.state
+        for seat in [*range(players), None]:
+            observation = state.observe(seat)
+            want = (describe_pending(observation, table._name), describe_hint(observation, table._name))
+            assert table.prompt_view(seat) == want, (seat, want)
+            checked += 1
+        if table.phase is not Phase.PLAYING:
+            break
+        now += 0.5  # (one bot move at a time; Ann times out too, and the table decides for her)
+        table.tick(now)
+    assert checked > 200

@@ -431,7 +431,7 @@ class Table:
         self._uno_called: set[int] = set()
         """Seats that called UNO since they last drew (kept from the events: a restore replays them); the view's
         ``uno_called`` is those of them that hold one card."""
-        self._prompts: dict[int | None, tuple[str | None, str | None]] = {}
+        self._prompts: dict[int | str | None, tuple[str | None, str | None]] = {}
         self._prompts_key: tuple[int, int, int] = (-1, -1, -1)
         """Each seat's prompt and hint (:meth:`prompt_view`), valid at one version, game and seats generation."""
 
@@ -1008,12 +1008,18 @@ class Table:
         if key != self._prompts_key:
             prompts.clear()
             self._prompts_key = key
-        cached = prompts.get(seat)
+        state = self.game.state
+        observer = seat if seat is not None and 0 <= seat < state.players else None
+        # The sentences differ only for the seat that decides, the seat that may call UNO late, and at the end of
+        # a round (its winners): every other seat reads what any other seat reads (one observation, not one each).
+        special = (observer is None or observer == state.decider or observer == state.uno_seat
+                   or state.decision is Decision.ROUND_OVER or state.decision is Decision.GAME_OVER)
+        role: int | str | None = observer if special else "seated"
+        cached = prompts.get(role)
         if cached is None:
-            state = self.game.state
-            observer = seat if seat is not None and 0 <= seat < state.players else None
             observation = state.observe(observer)
-            cached = prompts[seat] = (describe_pending(observation, self._name), describe_hint(observation, self._name))
+            cached = prompts[role] = (describe_pending(observation, self._name),
+                                      describe_hint(observation, self._name))
         return cached
 
     def legal_view(self, seat: int | None) -> list[dict[str, Any]]:

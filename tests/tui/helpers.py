@@ -18,7 +18,7 @@ from royal_revenge.bots import RandomAgent
 from royal_revenge.bots.heuristic import HeuristicAgent
 from royal_revenge.client import LocalClient, LocalGame
 from royal_revenge.client.clock import FakeClock
-from royal_revenge.engine import AnyAction, Draw, GameRecord, Keep, Observation, Play
+from royal_revenge.engine import AnyAction, Catch, Draw, GameRecord, Keep, Observation, Play
 from royal_revenge.session import Phase, Table, TableSettings
 from royal_revenge.tui import RoyalRevengeApp
 from royal_revenge.tui.dialogs import HelpScreen, ResultsDialog, SaveDialog
@@ -186,3 +186,18 @@ def situation(settings: TableSettings, bots: Sequence[str], want: Any, *, agent_
                 now = max(now, deadline)
                 table.tick(now)
     raise AssertionError("the situation never came up")
+
+
+def catch_moment() -> tuple[RoyalRevengeApp, LocalClient]:
+    """A 4-player table where a bot played its next-to-last card without calling UNO and Ann may catch it."""
+    settings = fast_settings(players=4)
+
+    def catchable(table: Table) -> bool:
+        assert table.game is not None
+        return any(isinstance(action, Catch) for action in table.game.state.legal_actions(0))
+
+    game, record = situation(settings, ("easy", "easy", "easy"), catchable, agent_factory=forgetful_agents,
+                             human="draw")
+    clock = FakeClock()
+    client = LocalClient(game, clock=clock, record=record, agent_factory=forgetful_agents)
+    return RoyalRevengeApp(client, clock=clock, bell=False), client

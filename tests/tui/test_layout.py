@@ -11,14 +11,14 @@ import pytest
 
 from royal_revenge.client import LocalClient
 from royal_revenge.client.clock import FakeClock
-from royal_revenge.engine import Catch, Decision
+from royal_revenge.engine import Decision
 from royal_revenge.session import Table
 from royal_revenge.tui import RoyalRevengeApp
 from royal_revenge.tui.dialogs import HelpScreen, ResultsDialog
 from royal_revenge.tui.render import card_name
 from royal_revenge.tui.table_screen import TableScreen
 
-from .helpers import fast_settings, forgetful_agents, local_app, settle, situation, step
+from .helpers import catch_moment, fast_settings, local_app, settle, situation, step
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
@@ -124,17 +124,7 @@ async def test_a_six_player_round_by_keys_stays_in_view(size: tuple[int, int]) -
 
 @SIZES
 async def test_a_catch_is_offered_on_the_player_and_the_action_bar(size: tuple[int, int]) -> None:
-    settings = fast_settings(players=4)
-
-    def catchable(table: Table) -> bool:
-        assert table.game is not None
-        return any(isinstance(action, Catch) for action in table.game.state.legal_actions(0))
-
-    game, record = situation(settings, ("easy", "easy", "easy"), catchable, agent_factory=forgetful_agents,
-                             human="draw")
-    clock = FakeClock()
-    client = LocalClient(game, clock=clock, record=record, agent_factory=forgetful_agents)
-    app = RoyalRevengeApp(client, clock=clock, bell=False)
+    app, client = catch_moment()
     async with app.run_test(size=size) as pilot:
         screen = await shown(pilot, app, client)
         assert_in_view(screen)

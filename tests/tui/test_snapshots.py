@@ -12,11 +12,11 @@ import pytest
 
 from royal_revenge.client import LocalClient, LocalGame
 from royal_revenge.client.clock import FakeClock
-from royal_revenge.engine import Catch, GameRecord
+from royal_revenge.engine import GameRecord
 from royal_revenge.session import Table, TableSettings
 from royal_revenge.tui import RoyalRevengeApp
 
-from .helpers import fast_settings, forgetful_agents, local_app, settle, situation
+from .helpers import catch_moment, fast_settings, local_app, settle
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -59,17 +59,7 @@ def test_table_mid_game(snap_compare: Any, size: tuple[int, int]) -> None:
 @SIZES
 def test_a_catch_moment(snap_compare: Any, size: tuple[int, int]) -> None:
     """A bot played its next-to-last card without calling UNO: the Catch shows on it and in the action bar."""
-    settings = fast_settings(players=4)
-
-    def catchable(table: Table) -> bool:
-        assert table.game is not None
-        return any(isinstance(action, Catch) for action in table.game.state.legal_actions(0))
-
-    game, record = situation(settings, ("easy", "easy", "easy"), catchable, agent_factory=forgetful_agents,
-                             human="draw")
-    clock = FakeClock()
-    client = LocalClient(game, clock=clock, record=record, agent_factory=forgetful_agents)
-    app = RoyalRevengeApp(client, clock=clock, bell=False)
+    app, client = catch_moment()
 
     async def run_before(pilot: Any) -> None:
         await settle(pilot, app, client)

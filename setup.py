@@ -20,6 +20,7 @@ from setuptools.command.build_ext import build_ext
 # server does with every move (the table, its log's narration, the state frames, the hub). The engine stays
 # standard-library Python at run time: the compiled modules need nothing but the interpreter.
 COMPILED = [
+    "src/royal_revenge/engine/rng.py",
     "src/royal_revenge/engine/state.py",
     "src/royal_revenge/engine/observation.py",
     "src/royal_revenge/engine/events.py",

@@ -189,3 +189,25 @@ def test_two_player_skip_window_open_until_own_next_turn() -> None:
     apply(state, "1:catch 0")
     assert hand(state, 0) == cards("G3 Y7 Y6")
     assert state.pending == (Decision.TURN, 0)
+
+
+def test_who_may_act_out_of_turn_and_in_what_order() -> None:
+    """R-UNO-2: the window's owner is asked first, then the others in order of play; the decider is left out.
+
+    This one order is what the simulation driver, the online table and the RL core all follow.
+    """
+    state = position(hands=HANDS, discard="R2", draw=DRAW, king=3, jester=2)
+    assert state.out_of_turn() == []  # no window open
+    apply(state, "0:R7")  # seat 0 keeps one card without calling: the window opens, seat 1 decides
+    assert state.decider == 1
+    assert state.out_of_turn() == [0, 2, 3]
+    apply(state, "0:uno")
+    assert state.out_of_turn() == []  # the call closed it
+
+
+def test_the_out_of_turn_order_follows_the_direction_of_play() -> None:
+    """R-UNO-2: after a Reverse the others are asked against the seat order."""
+    state = position(hands=["RR G3", "R3 R4 B1", "R5 R6 B2", "R8 Y1 B3"], discard="R2", draw=DRAW, king=3, jester=2)
+    apply(state, "0:RR")  # play now goes right: seat 3 decides
+    assert state.decider == 3
+    assert state.out_of_turn() == [0, 2, 1]

@@ -40,7 +40,8 @@ from ..engine import (
     Play,
 )
 from ..engine.actions import COLOURS, DRAW, JESTERS, KEEP, PLAYS, PLAYS_UNO, VICTIMS
-from ..engine.cards import COLOUR_OF, KIND_OF, PLAYABLE, POINTS_OF, Card, Kind, match_key
+from ..engine.cards import CARDS_OF_COLOUR, COLOUR_OF, KIND_OF, NUMBER_OF, PLAYABLE, POINTS_OF, Card, Kind, match_key
+from ..engine.options import DEFAULT_SCEPTER_TURNS
 from .base import seeded_rng
 from .heuristic import HeuristicAgent
 
@@ -79,7 +80,7 @@ def _most_dangerous(state: GameState, king: int) -> int:
 def _king_colour(state: GameState, king: int) -> int:
     """As :func:`~royal_revenge.bots.heuristic.best_colour`, from the King's own view of the world."""
     mine = [0.0, 0.0, 0.0, 0.0]
-    unseen = [13, 13, 13, 13]
+    unseen = list(CARDS_OF_COLOUR)
     for card in state.hands[king]:
         colour = COLOUR_OF[card]
         if colour is not None:
@@ -115,7 +116,7 @@ def _best_play(state: GameState, seat: int, hand: list[Card], playable: list[Car
         kind = KIND_OF[card]
         colour = COLOUR_OF[card]
         if kind is _NUMBER:
-            value = (card % 12 + 1) / 20
+            value = (NUMBER_OF[card] or 0) / 20
         elif kind is _WILD:
             value = 1.0 - 4.0 * (len(playable) > 1)
             if state.king == seat:
@@ -279,8 +280,8 @@ class SearchAgent:
                 break
             world = observation.sample_state(rng)
             if real_time_scepter and world.scepter_running and not world.fanfare_queued:
-                # With no turn-counted scepter, imagine the default one (R-KING-1: 9 to 15 turns).
-                world.scepter_left = max(1, rng.randint(9, 15) - world.turns_since_scepter)
+                # With no turn-counted scepter, imagine the default one (R-KING-1).
+                world.scepter_left = max(1, rng.randint(*DEFAULT_SCEPTER_TURNS) - world.turns_since_scepter)
             for index, action in enumerate(candidates):
                 trial = world.copy()
                 trial.step(me, action)

@@ -31,6 +31,12 @@ __all__ = [
     "ALL_CARDS",
     "CARD_TEXT",
     "FULL_DECK",
+    "COPIES_OF",
+    "CARDS_OF_COLOUR",
+    "COLOUR_OF",
+    "KIND_OF",
+    "NUMBER_OF",
+    "POINTS_OF",
     "WILD",
     "NUM_FACES",
     "is_playable",
@@ -197,14 +203,18 @@ _BY_TEXT: Final[dict[str, Card]] = {str(card): card for card in ALL_CARDS}
 WILD: Final = ALL_CARDS[_WILD_CODE]
 
 
-def _copies(card: Card) -> int:
-    return {Kind.JESTER: 2, Kind.WILD: 4}.get(card.kind, 1)
-
-
-FULL_DECK: Final[tuple[Card, ...]] = tuple(
-    card for card in ALL_CARDS for _ in range(_copies(card))
+COPIES_OF: Final[tuple[int, ...]] = tuple(
+    {Kind.JESTER: 2, Kind.WILD: 4}.get(KIND_OF[code], 1) for code in range(NUM_FACES)
 )
+"""How many copies of each face the deck holds (R-DECK-1): two Jesters a colour, four Wilds, one of the rest."""
+
+FULL_DECK: Final[tuple[Card, ...]] = tuple(card for card in ALL_CARDS for _ in range(COPIES_OF[card]))
 """The 56 cards of R-DECK-1, in a fixed order."""
+
+CARDS_OF_COLOUR: Final[tuple[int, ...]] = tuple(
+    sum(1 for card in FULL_DECK if COLOUR_OF[card] is colour) for colour in Colour
+)
+"""How many cards of each colour the deck holds (13 each; the Wilds have no colour)."""
 
 
 def match_key(top: Card, active_colour: Colour | int | None) -> int:

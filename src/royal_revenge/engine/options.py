@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from .errors import OptionsError
 
-__all__ = ["Scoring", "GameOptions"]
+__all__ = ["Scoring", "GameOptions", "DEFAULT_SCEPTER_TURNS"]
+
+DEFAULT_SCEPTER_TURNS: Final = (9, 15)
+"""The turn-counted scepter's default: it sounds after 9 to 15 turns, chosen at random (R-KING-1, D-6)."""
 
 
 class Scoring(StrEnum):
@@ -42,7 +45,7 @@ class GameOptions:
     scoring: Scoring = Scoring.STANDARD
     single_round: bool = False
     two_player_reverse_skips: bool = False
-    scepter_turns: tuple[int, int] | None = (9, 15)
+    scepter_turns: tuple[int, int] | None = DEFAULT_SCEPTER_TURNS
 
     def __post_init__(self) -> None:
         if isinstance(self.players, bool) or not isinstance(self.players, int) or not 2 <= self.players <= 6:

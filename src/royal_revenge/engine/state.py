@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from types import FunctionType
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, overload
 
 from . import events as ev
+from . import rng
 from .actions import (
     CALL_UNO,
     CATCHES,
@@ -72,14 +72,11 @@ from .errors import IllegalActionError, OptionsError
 from .options import GameOptions, Scoring
 
 if TYPE_CHECKING:
-    from mypy_extensions import i64  # (compiled: a machine word; only annotations use it)
-
     from .observation import Observation
 
 __all__ = ["Decision", "Pending", "RoundResult", "Outcome", "GameState", "HAND_SIZE"]
 
 HAND_SIZE: Final = 7
-_MASK64: Final = (1 << 64) - 1
 
 _NUMBER: Final = Kind.NUMBER
 _REVERSE: Final = Kind.REVERSE
@@ -413,7 +410,7 @@ class GameState:
         state.round_no = 1
         state.last_round = None
         state.result = None
-        state.rng = seed & _MASK64
+        state.rng = seed & rng.MASK64
         state._events = events
 
         state.dealer = state._draw_for_dealer()
@@ -586,6 +583,33 @@ class GameState:
             actions.append(CALL_UNO if uno == seat else CATCHES[uno])
         return actions
 
+    def out_of_turn(self) -> list[int]:
+        """The seats that may act now besides the decider, in the order they are to be asked (R-UNO-2).
+
+        While an UNO window is open: its owner first (to call UNO), then every other player in
+        order of play from the owner (to catch; the first valid catch counts). The decider is
+        left out: its chance is among its own legal actions. The King's colours, victims and
+        Jesters are not here: while the King chooses, the King is the decider. Empty when no
+        window is open.
+        """
+        owner = self.uno_seat
+        if owner is None or len(self.hands[owner]) != 1 or self.decision >= ROUND_OVER:
+            return []
+        n = self.players
+        step = self.direction
+        decider = self.decider
+        return [seat for seat in ((owner + k * step) % n for k in range(n)) if seat != decider]
+
+    def describe_pending(self) -> str:
+        """The pending decision in words, for error messages (``"seat 2 must play or draw"``)."""
+        decision = self.decision
+        if decision is ROUND_OVER:
+            return "the round is over; the table deals the next one"
+        if decision is GAME_OVER:
+            return "the game is over"
+        who = f"the King (seat {self.decider})" if decision >= COLOUR else f"seat {self.decider}"
+        return f"{who} must {_KIND_NAMES[decision]}"
+
     # ------------------------------------------------------------------ changing
 
     @overload
@@ -654,22 +678,13 @@ class GameState:
 
     # ------------------------------------------------------------------ refusals
 
-    def _describe_pending(self) -> str:
-        decision = self.decision
-        if decision is ROUND_OVER:
-            return "the round is over; the table deals the next one"
-        if decision is GAME_OVER:
-            return "the game is over"
-        who = f"the King (seat {self.decider})" if decision >= COLOUR else f"seat {self.decider}"
-        return f"{who} must {_KIND_NAMES[decision]}"
-
     def _require(self, seat: int | None, decision: Decision, what: str) -> None:
         if seat is None:
             raise IllegalActionError(f"{what} needs a player, not the table", "R-DIGITAL-1")
         if self.decision is not decision:
-            raise IllegalActionError(f"no one may {what} now: {self._describe_pending()}", "R-DIGITAL-1")
+            raise IllegalActionError(f"no one may {what} now: {self.describe_pending()}", "R-DIGITAL-1")
         if seat != self.decider:
-            raise IllegalActionError(f"seat {seat} may not {what} now: {self._describe_pending()}", "R-DIGITAL-1")
+            raise IllegalActionError(f"seat {seat} may not {what} now: {self.describe_pending()}", "R-DIGITAL-1")
 
     # ------------------------------------------------------------------ handlers
 
@@ -890,7 +905,7 @@ class GameState:
         if seat is not None:
             raise IllegalActionError("the table deals the next round, not a player", "R-SCORE-2")
         if self.decision is not ROUND_OVER:
-            raise IllegalActionError(f"the round is not over: {self._describe_pending()}", "R-SCORE-2")
+            raise IllegalActionError(f"the round is not over: {self.describe_pending()}", "R-SCORE-2")
         self.round_no += 1
         self.dealer = (self.dealer + 1) % self.players  # the deal passes left
         self.king = (self.king + 1) % self.players  # and so does the Crown (R-KING-4)
@@ -921,43 +936,12 @@ class GameState:
         return str(top)
 
     def _rand_below(self, bound: int) -> int:
-        """A uniform integer in [0, bound) from the SplitMix64 stream (compiled: :func:`_rand_below_halves`)."""
-        if _COMPILED and 0 < bound < 1 << 30:
-            self.rng, value = _rand_below_halves(self.rng, bound)
-            return value
-        state = (self.rng + 0x9E3779B97F4A7C15) & _MASK64
-        self.rng = state
-        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-        z ^= z >> 31
-        return (z * bound) >> 64
+        """A uniform integer in [0, bound) from the game's SplitMix64 stream."""
+        self.rng, value = rng.rand_below(self.rng, bound)
+        return value
 
     def _shuffle(self, cards: list[Card]) -> None:
-        """Fisher-Yates; each SplitMix64 output serves three swaps.
-
-        An index below ``bound`` is the high part of ``z * bound`` and the low 64 bits carry on as a
-        fresh fraction for the next swap (bias below 2**-40 for three indices of at most 56).
-        Compiled, the same arithmetic runs on 32-bit halves (:func:`_shuffle_halves`).
-        """
-        if _COMPILED:
-            self.rng = _shuffle_halves(self.rng, cards)
-            return
-        mask = _MASK64
-        state = self.rng
-        z = left = 0
-        for i in range(len(cards) - 1, 0, -1):
-            if not left:
-                state = (state + 0x9E3779B97F4A7C15) & mask
-                z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
-                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-                z ^= z >> 31
-                left = 3
-            z *= i + 1
-            j = z >> 64
-            z &= mask
-            left -= 1
-            cards[i], cards[j] = cards[j], cards[i]
-        self.rng = state
+        self.rng = rng.shuffle(self.rng, cards)
 
     def _draw_for_dealer(self) -> int:
         """R-SETUP-2: highest number deals, symbols count zero, ties draw again."""
@@ -1197,99 +1181,6 @@ class GameState:
             f"top {self.discard[-1] if self.discard else '-'}, hands {[len(h) for h in self.hands]}>"
         )
 
-
-def _splitmix_halves(s_hi: i64, s_lo: i64) -> tuple[i64, i64, i64, i64]:
-    """One SplitMix64 step on 32-bit halves: the new state (high, low) and the output (high, low).
-
-    The arithmetic of :meth:`GameState._rand_below`, step by step, with every 64-bit value a pair
-    of 32-bit halves and every product a half times a 16-bit part of a constant (below 2**48):
-    compiled, it all stays in machine words (``i64``, which never overflows here), where the
-    64-bit arithmetic makes a Python integer at almost every operation.
-    """
-    m32: i64 = 0xFFFFFFFF
-    # state = (state + 0x9E3779B97F4A7C15) mod 2**64
-    s_lo += 0x7F4A7C15
-    s_hi = (s_hi + 0x9E3779B9 + (s_lo >> 32)) & m32
-    s_lo &= m32
-    # z = state ^ (state >> 30)
-    lo: i64 = s_lo ^ (((s_hi << 2) | (s_lo >> 30)) & m32)
-    hi: i64 = s_hi ^ (s_hi >> 30)
-    # z = z * 0xBF58476D_1CE4E5B9 mod 2**64: the low half times the low word (in 16-bit parts),
-    # plus the cross products mod 2**32 in the high half
-    a: i64 = lo * 0xE5B9
-    b: i64 = lo * 0x1CE4
-    t: i64 = (a & m32) + ((b & 0xFFFF) << 16)
-    hi = (
-        (a >> 32)
-        + (b >> 16)
-        + (t >> 32)
-        + hi * 0xE5B9
-        + (((hi * 0x1CE4) & 0xFFFF) << 16)
-        + lo * 0x476D
-        + (((lo * 0xBF58) & 0xFFFF) << 16)
-    ) & m32
-    lo = t & m32
-    # z ^= z >> 27
-    lo ^= ((hi << 5) | (lo >> 27)) & m32
-    hi ^= hi >> 27
-    # z = z * 0x94D049BB_133111EB mod 2**64
-    a = lo * 0x11EB
-    b = lo * 0x1331
-    t = (a & m32) + ((b & 0xFFFF) << 16)
-    hi = (
-        (a >> 32)
-        + (b >> 16)
-        + (t >> 32)
-        + hi * 0x11EB
-        + (((hi * 0x1331) & 0xFFFF) << 16)
-        + lo * 0x49BB
-        + (((lo * 0x94D0) & 0xFFFF) << 16)
-    ) & m32
-    lo = t & m32
-    # z ^= z >> 31
-    return s_hi, s_lo, hi ^ (hi >> 31), lo ^ (((hi << 1) | (lo >> 31)) & m32)
-
-
-def _shuffle_halves(rng: int, cards: list[Card]) -> int:
-    """:meth:`GameState._shuffle` on 32-bit halves (:func:`_splitmix_halves`); returns the new state.
-
-    (Interpreted, ``i64`` is ``int`` and the three times as many operations are slower than the
-    64-bit arithmetic: ``_shuffle`` uses this only compiled. The tests check that both ways give
-    the same cards and the same state.)
-    """
-    m32: i64 = 0xFFFFFFFF
-    s_hi: i64 = rng >> 32
-    s_lo: i64 = rng & 0xFFFFFFFF
-    z_hi: i64 = 0
-    z_lo: i64 = 0
-    left: i64 = 0
-    i: i64 = len(cards) - 1
-    while i > 0:
-        if left == 0:
-            s_hi, s_lo, z_hi, z_lo = _splitmix_halves(s_hi, s_lo)
-            left = 3
-        # z *= i + 1; j = z >> 64; z mod 2**64 carries on
-        low: i64 = z_lo * (i + 1)
-        high: i64 = z_hi * (i + 1) + (low >> 32)
-        j: i64 = high >> 32
-        z_hi = high & m32
-        z_lo = low & m32
-        left -= 1
-        cards[i], cards[j] = cards[j], cards[i]
-        i -= 1
-    return (int(s_hi) << 32) | int(s_lo)
-
-
-def _rand_below_halves(rng: int, bound: int) -> tuple[int, int]:
-    """:meth:`GameState._rand_below` on 32-bit halves, for ``0 < bound < 2**30``: (new state, value)."""
-    s_hi, s_lo, z_hi, z_lo = _splitmix_halves(rng >> 32, rng & 0xFFFFFFFF)
-    m: i64 = bound
-    high: i64 = z_hi * m + ((z_lo * m) >> 32)
-    return (int(s_hi) << 32) | int(s_lo), int(high >> 32)
-
-
-# Whether this module runs compiled (mypyc): its functions are then built-in functions.
-_COMPILED: Final = not isinstance(_splitmix_halves, FunctionType)
 
 _HANDLERS: Final[dict[type, Any]] = {
     Play: GameState._on_play,

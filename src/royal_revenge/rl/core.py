@@ -231,7 +231,7 @@ class Table:
             legal = self.legal()
         if action not in legal:
             seat = self.selected
-            what = "an optional UNO chance" if self.chance else self.state._describe_pending()
+            what = "an optional UNO chance" if self.chance else self.state.describe_pending()
             choices = ", ".join(f"{i} ({describe_action(i)})" for i in legal)
             raise IllegalRLActionError(
                 f"action {action} ({describe_action(action)}) is not legal for seat {seat} now "
@@ -280,14 +280,8 @@ class Table:
         return None
 
     def _chance_queue(self) -> list[int]:
-        """Seats offered the open UNO window: its owner first, then the others in order of play."""
-        state = self.state
-        owner = state.uno_seat
-        assert owner is not None
-        n = self.players
-        decider = state.decider
-        step = state.direction
-        return [seat for seat in ((owner + k * step) % n for k in range(n)) if seat != decider]
+        """Seats offered the open UNO window, in the engine's order (:meth:`GameState.out_of_turn`)."""
+        return self.state.out_of_turn()
 
     def _select_next(self) -> None:
         state = self.state

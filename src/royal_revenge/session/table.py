@@ -47,6 +47,7 @@ from ..engine import (
     own_json,
 )
 from ..engine import events as ev
+from ..engine.rng import SplitMix64
 from ..narration import MADE_FOR, describe_event, describe_hint, describe_pending, explain_refusal
 
 __all__ = ["BOT_LEVELS", "CODE_LENGTH", "NAME_LENGTH", "RESTART_GRACE_SECONDS", "SLOW_LEVELS", "BotTurn", "Phase",
@@ -313,30 +314,6 @@ def _default_agent_factory(level: str, seed: int) -> Agent:
     return make_agent(level, seed=seed)
 
 
-class _TableRng:
-    """The table's own seeded generator (scepter delays, bot seeds): SplitMix64, so its whole state is one int.
-
-    ``random.Random`` would do, but its state is 625 numbers, and the table row holding it is
-    written to the database with every move.
-    """
-
-    __slots__ = ("state",)
-
-    def __init__(self, seed: int) -> None:
-        self.state = seed & _MASK64
-
-    def getrandbits(self, bits: int) -> int:
-        """``bits`` (1 to 64) random bits."""
-        self.state = state = (self.state + 0x9E3779B97F4A7C15) & _MASK64
-        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-        return (z ^ (z >> 31)) >> (64 - bits)
-
-    def uniform(self, low: float, high: float) -> float:
-        return low + (high - low) * (self.getrandbits(53) / (1 << 53))
-
-
-_MASK64: Final = (1 << 64) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,7 +377,7 @@ class Table:
         ``by``), or ``None`` (the person, a bot or the rules did it)."""
         self._log_base = 0
         """The number of the last event before the current game's first (log numbers go on across games)."""
-        self._rng = _TableRng(seed)
+        self._rng = SplitMix64(seed)  # (its whole state is one int: the table row is written with every move)
         self._agent_factory = agent_factory or _default_agent_factory
         self._agents: dict[tuple[int, str], Agent] = {}
         self._recent: dict[int, deque[tuple[str, int]]] = {}

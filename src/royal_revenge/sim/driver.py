@@ -2,8 +2,7 @@
 
 The scepter is the engine's turn-counted schedule (``GameOptions.scepter_turns``), so the
 driver only asks agents for decisions. After every action that opens an UNO window, the
-player who may call is asked first, then every other player in order of play (R-UNO-2:
-the first valid catch counts), once per window.
+seats of :meth:`GameState.out_of_turn` are asked in its order, once per window.
 """
 
 from __future__ import annotations
@@ -85,16 +84,13 @@ def play_game(
         log.steps += 1
         if on_step is not None:
             on_step(seat, action, state)
-        # Out-of-turn chances: once per UNO window, owner first, then the others in order of play.
+        # Out-of-turn chances, once per UNO window, in the engine's order (GameState.out_of_turn).
         uno = state.uno_seat
-        if uno is not None and (uno, log.steps) != offered_window and state.decision < Decision.ROUND_OVER:
+        if uno is not None and (uno, log.steps) != offered_window:
             offered_window = (uno, log.steps)
-            for offset in range(n):
-                other = (uno + offset * state.direction) % n
+            for other in state.out_of_turn():
                 if state.uno_seat is None:
-                    break
-                if other == state.decider:
-                    continue  # the decider sees the same chance among its own legal actions
+                    break  # a call or a catch closed the window
                 extra = _ask(agents[other], state, other, log, timer)
                 if extra is not None:
                     _apply_checked(apply, agents[other], other, extra)

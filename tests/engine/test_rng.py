@@ -7,7 +7,7 @@ import random
 import pytest
 
 from royal_revenge.engine import FULL_DECK, GameOptions, GameState
-from royal_revenge.engine import state as engine_state
+from royal_revenge.engine import rng as engine_rng
 
 MASK64 = (1 << 64) - 1
 
@@ -39,7 +39,7 @@ def test_halves_match_the_64_bit_arithmetic_at_the_edges(rng: int) -> None:
     for size in range(60):
         expected = list(range(size))
         got = list(range(size))
-        assert engine_state._shuffle_halves(rng, got) == reference_shuffle(rng, expected)
+        assert engine_rng._shuffle_halves(rng, got) == reference_shuffle(rng, expected)
         assert got == expected
 
 
@@ -50,7 +50,7 @@ def test_halves_match_the_64_bit_arithmetic_at_random() -> None:
         size = draw.randrange(60)
         expected = list(range(size))
         got = list(range(size))
-        assert engine_state._shuffle_halves(rng, got) == reference_shuffle(rng, expected)
+        assert engine_rng._shuffle_halves(rng, got) == reference_shuffle(rng, expected)
         assert got == expected
 
 
@@ -80,7 +80,7 @@ def test_rand_below_halves_match_the_64_bit_arithmetic() -> None:
     bounds = [1, 2, 3, 6, 7, 56, 1000, (1 << 16) + 1, (1 << 30) - 1]
     for rng in EDGE_STATES + [draw.getrandbits(64) for _ in range(2000)]:
         for bound in bounds:
-            assert engine_state._rand_below_halves(rng, bound) == reference_rand_below(rng, bound)
+            assert engine_rng._rand_below_halves(rng, bound) == reference_rand_below(rng, bound)
 
 
 def test_the_state_draws_as_the_reference() -> None:
@@ -91,3 +91,22 @@ def test_the_state_draws_as_the_reference() -> None:
             expected_state, expected = reference_rand_below(seed, bound)
             assert state._rand_below(bound) == expected
             assert state.rng == expected_state
+
+
+def test_the_stream_is_splitmix64() -> None:
+    """The published first outputs of SplitMix64 for seed 1234567 (Vigna's reference splitmix64.c)."""
+    generator = engine_rng.SplitMix64(1234567)
+    assert [generator.next64() for _ in range(5)] == [
+        6457827717110365317,
+        3203168211198807973,
+        9817491932198370423,
+        4593380528125082431,
+        16408922859458223821,
+    ]
+
+
+def test_the_table_uses_the_engine_generator() -> None:
+    """One SplitMix64 for every layer: the session table's generator is the engine's."""
+    from royal_revenge.session import table
+
+    assert table.SplitMix64 is engine_rng.SplitMix64

@@ -120,7 +120,7 @@ def test_seats_that_are_not_whole_numbers(seat: object) -> None:
     refused(state, seat, Play(Card.parse("R1")), "R-SETUP-1")
 
 
-@pytest.mark.parametrize("target", [3, 5, -1, "1", 1.0, True, None])
+@pytest.mark.parametrize("target", [3, 5, -1])
 def test_action_arguments_that_name_no_seat(target: Any) -> None:
     victim = hands3(decision=Decision.VICTIM, discard="B1 RK", king=1, resolving=0)
     refused(victim, 1, ChooseVictim(target), "R-ACT-KC")
@@ -130,10 +130,29 @@ def test_action_arguments_that_name_no_seat(target: Any) -> None:
     refused(window, 0, Catch(target), "R-UNO-3")
 
 
+@pytest.mark.parametrize("target", ["1", 1.0, True, None])
+def test_actions_that_name_no_seat_cannot_be_made(target: Any) -> None:
+    """An action is checked when it is made: the engine never sees a seat that is not a whole number."""
+    for kind, rule in ((ChooseVictim, "R-ACT-KC"), (ChooseJester, "R-SETUP-5"), (Catch, "R-UNO-3")):
+        with pytest.raises(IllegalActionError) as info:
+            kind(target)
+        assert info.value.rule == rule
+
+
+@pytest.mark.parametrize(("card", "uno"), [("R7", False), (7, False), (None, False), (Card.parse("R7"), 1)])
+def test_plays_that_name_no_card_cannot_be_made(card: Any, uno: Any) -> None:
+    with pytest.raises(IllegalActionError) as info:
+        Play(card, uno)
+    assert info.value.rule == "R-TURN-2"
+
+
 def test_colour_that_is_not_a_colour() -> None:
     state = hands3(decision=Decision.COLOUR, discard="B1 W", king=2, resolving=0)
     for colour in ["R", 0, None, 4]:
-        refused(state, 2, ChooseColour(colour), "R-ACT-WILD")  # type: ignore[arg-type]
+        with pytest.raises(IllegalActionError) as info:
+            ChooseColour(colour)  # type: ignore[arg-type]
+        assert info.value.rule == "R-ACT-WILD"
+    refused(state, 1, ChooseColour(Colour.RED), "R-DIGITAL-1")  # and the state is unchanged
 
 
 # ---------------------------------------------------------------- cards
@@ -315,8 +334,9 @@ def test_objects_that_are_not_actions(thing: object) -> None:
 )
 def test_a_play_of_something_that_is_not_a_card(card: object) -> None:
     """Only :class:`Card` objects are cards: R2 is code 1 and the Wild 48, but plain numbers are not cards."""
-    state = position(hands=["R1 R2 W", "G5 G6 B7 YK", "Y3 BJ"], discard="R5", jester=2)
-    refused(state, 0, Play(card), named=False)  # type: ignore[arg-type]
+    with pytest.raises(IllegalActionError) as info:
+        Play(card)  # type: ignore[arg-type]
+    assert info.value.rule == "R-TURN-2"
 
 
 # ---------------------------------------------------------------- malformed notation
@@ -473,7 +493,8 @@ def random_action(rng: random.Random) -> Any:
             ]
         )
     return rng.choice(
-        [None, "draw", 3, WILD, Move(0, DRAW), Play, ChooseColour("R"), ChooseVictim("1"), Catch(True)]  # type: ignore[arg-type]
+        # (a malformed action cannot be made at all: see test_plays_that_name_no_card_cannot_be_made)
+        [None, "draw", 3, WILD, Move(0, DRAW), Play, ChooseColour, (DRAW,)]
     )
 
 

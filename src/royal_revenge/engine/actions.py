@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Final, NamedTuple, TypeAlias
 
 from .cards import ALL_CARDS, Card, Colour
-from .errors import NotationError
+from .errors import IllegalActionError, NotationError
 
 __all__ = [
     "Play",
@@ -53,12 +53,24 @@ __all__ = [
 MAX_SEATS: Final = 6
 
 
+def _check_seat(seat: object, what: str, rule: str) -> None:
+    if type(seat) is not int:
+        raise IllegalActionError(f"there is no seat {seat!r} {what}", rule)
+
+
 @dataclass(frozen=True, slots=True)
 class Play:
     """Play a card from the hand; ``uno=True`` calls UNO with it (R-UNO-1)."""
 
     card: Card
     uno: bool = False
+
+    def __post_init__(self) -> None:
+        # (An action is checked when it is made, so the engine can trust its fields.)
+        if type(self.card) is not Card or type(self.uno) is not bool:
+            raise IllegalActionError(
+                f"a play needs a card and a true/false UNO call, not {self.card!r}, {self.uno!r}", "R-TURN-2"
+            )
 
     def __str__(self) -> str:
         return f"{self.card}!" if self.uno else str(self.card)
@@ -95,6 +107,10 @@ class ChooseColour:
 
     colour: Colour
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.colour, Colour):
+            raise IllegalActionError(f"not a colour: {self.colour!r}", "R-ACT-WILD")
+
     def __str__(self) -> str:
         return f"colour {self.colour.letter}"
 
@@ -108,6 +124,9 @@ class ChooseVictim:
 
     seat: int
 
+    def __post_init__(self) -> None:
+        _check_seat(self.seat, "to draw", "R-ACT-KC")
+
     def __str__(self) -> str:
         return f"victim {self.seat}"
 
@@ -120,6 +139,9 @@ class ChooseJester:
     """The King hands the Jester Hat to another player (R-SETUP-5, R-KING-2)."""
 
     seat: int
+
+    def __post_init__(self) -> None:
+        _check_seat(self.seat, "to be the Jester", "R-SETUP-5")
 
     def __str__(self) -> str:
         return f"jester {self.seat}"
@@ -144,6 +166,9 @@ class Catch:
     """Catch a player who did not call UNO (R-UNO-2)."""
 
     seat: int
+
+    def __post_init__(self) -> None:
+        _check_seat(self.seat, "to catch", "R-UNO-3")
 
     def __str__(self) -> str:
         return f"catch {self.seat}"

@@ -21,10 +21,35 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .cards import CARD_TEXT, FULL_DECK, Card, Colour
+from .fields import STATE_FIELDS, Form, Seen
 from .options import GameOptions
+from .records import write_value
 from .state import DRAWN, Decision, GameState, Outcome, Pending, RoundResult
 
 __all__ = ["Observation", "PublicJSON", "observation_json", "own_json"]
+
+# What an observation shows as it is (engine/fields.py: seen by everyone), as (the state's name, the
+# observation's name, the form); the hands, the draw pile, the drawn card and the pending decision
+# are shown in their own ways below, and the hidden fields not at all.
+_SHOWN: Final = tuple(
+    (f.name, f.observed_as or f.name, f.form)
+    for f in STATE_FIELDS
+    if f.seen is Seen.PUBLIC and f.form is not Form.PLAYERS and f.observed_as != "pending"
+)
+_PLAIN_FORMS: Final = (Form.SEAT, Form.SEAT_OR_NONE, Form.SEAT_OR_SETUP, Form.DIRECTION, Form.FLAG, Form.COUNT,
+                       Form.ROUND_NUMBER, Form.SEAT_SET)
+_PLAIN: Final = tuple(name for name, shown, form in _SHOWN if form in _PLAIN_FORMS)
+"""The shown fields that are plain numbers or flags (their JSON is the value itself)."""
+
+
+def _frozen(value: Any) -> Any:
+    """An observation holds tuples where the state holds lists."""
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _thawed(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,30 +99,12 @@ class Observation:
         own = seat is not None and state.decision is DRAWN and state.decider == seat
         return cls(
             seat=seat,
-            options=state.options,
-            round_no=state.round_no,
-            dealer=state.dealer,
             hand=tuple(state.hands[seat]) if seat is not None else (),
-            discard_pile=tuple(state.discard),
-            active_colour=state.active_colour,
             draw_pile_size=len(state.draw_pile),
             hand_sizes=tuple(len(hand) for hand in state.hands),
-            scores=tuple(state.scores),
-            king=state.king,
-            jester=state.jester,
-            direction=state.direction,
-            current=state.current,
             pending=state.pending,
             drawn=state.drawn if own else None,
-            resolving=state.resolving,
-            jester_for_setup=state.jester_for_setup,
-            uno_seat=state.uno_seat,
-            fanfare_queued=state.fanfare_queued,
-            scepter_running=state.scepter_running,
-            turns_since_scepter=state.turns_since_scepter,
-            passes=state.passes,
-            last_round=state.last_round,
-            outcome=state.result,
+            **{shown: _frozen(getattr(state, name)) for name, shown, _ in _SHOWN},
         )
 
     @property
@@ -124,9 +131,7 @@ class Observation:
         """
         pool = self.unseen_cards()
         rng.shuffle(pool)
-        state = GameState._blank()
-        state.options = self.options
-        n = state.players = self.options.players
+        n = self.options.players
         hands: list[list[Card]] = []
         for seat in range(n):
             if seat == self.seat:
@@ -135,45 +140,29 @@ class Observation:
                 size = self.hand_sizes[seat]
                 hands.append(pool[:size])
                 del pool[:size]
-        state.hands = hands
-        state.draw_pile = pool
-        state.discard = list(self.discard_pile)
-        state.active_colour = self.active_colour
-        state.direction = self.direction
-        state.king = self.king
-        state.jester = self.jester
-        state.dealer = self.dealer
-        state.current = self.current
-        state.decision = self.pending.kind
-        state.decider = self.pending.seat
+        drawn: Card | None = None
         if self.pending.kind is Decision.DRAWN:
             drawer = self.pending.seat
             assert drawer is not None
             # The drawn card is the last one its drawer received.
-            state.drawn = self.drawn if drawer == self.seat else hands[drawer][-1]
-        else:
-            state.drawn = None
-        state.resolving = self.resolving
-        state.jester_for_setup = self.jester_for_setup
-        state.uno_seat = self.uno_seat
-        state.fanfare_queued = self.fanfare_queued
-        state.scepter_running = self.scepter_running
-        state.turns_since_scepter = self.turns_since_scepter
+            drawn = self.drawn if drawer == self.seat else hands[drawer][-1]
         turns = self.options.scepter_turns
+        scepter_left = None
         if turns is not None and self.scepter_running and not self.fanfare_queued:
             low, high = turns
-            total = rng.randint(max(low, self.turns_since_scepter + 1), high)
-            state.scepter_left = total - self.turns_since_scepter
-        else:
-            state.scepter_left = None
-        state.passes = self.passes
-        state.scores = list(self.scores)
-        state.round_no = self.round_no
-        state.last_round = self.last_round
-        state.result = self.outcome
-        state.rng = rng.getrandbits(64)
-        state._events = None
-        return state
+            scepter_left = rng.randint(max(low, self.turns_since_scepter + 1), high) - self.turns_since_scepter
+        values = {name: _thawed(getattr(self, shown)) for name, shown, _ in _SHOWN}
+        values.update(
+            players=n,
+            hands=hands,
+            draw_pile=pool,
+            decision=self.pending.kind,
+            decider=self.pending.seat,
+            drawn=drawn,
+            scepter_left=scepter_left,
+            rng=rng.getrandbits(64),
+        )
+        return GameState.from_fields(values)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict in card notation, for clients and logs."""
@@ -199,34 +188,19 @@ def _json(
     With ``share``, the options are one cached object per options (for the public view, which its
     callers copy unless they only read it).
     """
-    colour = source.active_colour
-    return {
+    data: dict[str, Any] = {
         "seat": seat,
-        "options": _options_json(source.options) if share else source.options.to_json(),
-        "round_no": source.round_no,
-        "dealer": source.dealer,
         "hand": [CARD_TEXT[card] for card in hand],
-        "discard_pile": [CARD_TEXT[card] for card in discard],
         "top": CARD_TEXT[discard[-1]],
-        "active_colour": colour.letter if colour is not None else None,
         "draw_pile_size": draw_pile_size,
         "hand_sizes": list(hand_sizes),
-        "scores": list(source.scores),
-        "king": source.king,
-        "jester": source.jester,
-        "direction": source.direction,
-        "current": source.current,
         "pending": {"kind": _DECISION_NAMES[decision], "seat": decider},
-        "drawn": str(drawn) if drawn is not None else None,
-        "resolving": source.resolving,
-        "uno_seat": source.uno_seat,
-        "fanfare_queued": source.fanfare_queued,
-        "scepter_running": source.scepter_running,
-        "turns_since_scepter": source.turns_since_scepter,
-        "passes": source.passes,
-        "last_round": source.last_round.to_json() if source.last_round else None,
-        "outcome": outcome.to_json() if outcome else None,
+        "drawn": CARD_TEXT[drawn] if drawn is not None else None,
     }
+    for name, shown, form in _SHOWN:
+        value = getattr(source, name if isinstance(source, GameState) else shown)
+        data[shown] = _options_json(value) if share and form is Form.OPTIONS else write_value(form, value)
+    return data
 
 
 _DECISION_NAMES: Final = {decision: decision.name.lower() for decision in Decision}
@@ -398,43 +372,12 @@ class PublicJSON:
         if draw_pile_size != previous["draw_pile_size"]:
             data["draw_pile_size"] = draw_pile_size
             changed.append("draw_pile_size")
-        # The plain numbers and flags: a changed one replaces the old value (written out for the compiled build).
-        if state.round_no != previous["round_no"]:
-            data["round_no"] = state.round_no
-            changed.append("round_no")
-        if state.dealer != previous["dealer"]:
-            data["dealer"] = state.dealer
-            changed.append("dealer")
-        if state.king != previous["king"]:
-            data["king"] = state.king
-            changed.append("king")
-        if state.jester != previous["jester"]:
-            data["jester"] = state.jester
-            changed.append("jester")
-        if state.direction != previous["direction"]:
-            data["direction"] = state.direction
-            changed.append("direction")
-        if state.current != previous["current"]:
-            data["current"] = state.current
-            changed.append("current")
-        if state.resolving != previous["resolving"]:
-            data["resolving"] = state.resolving
-            changed.append("resolving")
-        if state.uno_seat != previous["uno_seat"]:
-            data["uno_seat"] = state.uno_seat
-            changed.append("uno_seat")
-        if state.fanfare_queued != previous["fanfare_queued"]:
-            data["fanfare_queued"] = state.fanfare_queued
-            changed.append("fanfare_queued")
-        if state.scepter_running != previous["scepter_running"]:
-            data["scepter_running"] = state.scepter_running
-            changed.append("scepter_running")
-        if state.turns_since_scepter != previous["turns_since_scepter"]:
-            data["turns_since_scepter"] = state.turns_since_scepter
-            changed.append("turns_since_scepter")
-        if state.passes != previous["passes"]:
-            data["passes"] = state.passes
-            changed.append("passes")
+        # The plain numbers and flags (seats, counts, the direction): a changed one replaces the old value.
+        for name in _PLAIN:
+            value = getattr(state, name)
+            if value != previous[name]:
+                data[name] = value
+                changed.append(name)
         if not changed:
             return previous
         self._before, self._data, self._changed = previous, data, changed

@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .actions import AnyAction, Move
-from .cards import FULL_DECK, Card, Colour
+from .cards import CARD_TEXT, FULL_DECK, Card, Colour
 from .errors import NotationError, RecordError, RoyalRevengeError
 from .events import Event
+from .fields import STATE_FIELDS, Form
 from .options import GameOptions
 from .state import Decision, GameState, Outcome, RoundResult
 
@@ -39,6 +40,8 @@ __all__ = [
     "state_to_json",
     "state_from_json",
     "state_digest",
+    "state_problems",
+    "read_state",
     "GameRecord",
     "Game",
 ]
@@ -50,41 +53,116 @@ _HEX16: Final = re.compile(r"[0-9a-fA-F]{16}")
 
 
 def _cards(cards: Sequence[Card]) -> list[str]:
-    return [str(card) for card in cards]
+    return [CARD_TEXT[card] for card in cards]
+
+
+# ---------------------------------------------------------------------- each form, written and read once
+# A state document holds every field of engine/fields.py under its key, each written as its form says.
+
+
+def write_value(form: Form, value: Any) -> Any:
+    """A field's value as JSON."""
+    if form is Form.OPTIONS:
+        return value.to_json()
+    if form is Form.HANDS:
+        return [_cards(hand) for hand in value]
+    if form is Form.CARDS:
+        return _cards(value)
+    if form is Form.CARD_OR_NONE:
+        return None if value is None else CARD_TEXT[value]
+    if form is Form.COLOUR_OR_NONE:
+        return None if value is None else value.letter
+    if form is Form.DECISION:
+        return value.name.lower()
+    if form is Form.POINTS:
+        return list(value)
+    if form is Form.ROUND_OR_NONE or form is Form.OUTCOME_OR_NONE:
+        return None if value is None else value.to_json()
+    if form is Form.GENERATOR:
+        return f"{value:016x}"
+    return value  # seats, counts, flags, the direction: as they are
+
+
+_DECISIONS: Final = {decision.name.lower(): decision for decision in Decision}
+
+
+def _read(form: Form, r: _Reader, key: str, n: int) -> Any:
+    """A field's value read from a document (``n`` seats), or a RecordError naming the key."""
+    seat_max = n - 1
+    if form is Form.HANDS:
+        hands = r.get(key)
+        if not isinstance(hands, list) or len(hands) != n:
+            raise RecordError(f"{r.what}: {key} must be a list of {n} hands")
+        return [r.cards(f"{key}[{i}]", hand) for i, hand in enumerate(hands)]
+    if form is Form.CARDS:
+        return r.cards(key)
+    if form is Form.CARD_OR_NONE:
+        value = r.get(key)
+        return None if value is None else r.cards(key, [value])[0]
+    if form is Form.COLOUR_OR_NONE:
+        value = r.get(key)
+        if value is None:
+            return None
+        if isinstance(value, str):
+            try:
+                return Colour.parse(value)
+            except NotationError as error:
+                raise RecordError(f"{r.what}: {key}: {error}") from None
+        raise RecordError(f"{r.what}: {key} must be a colour letter, not {value!r}")
+    if form is Form.DIRECTION:
+        value = r.get(key)
+        if type(value) is not int or value not in (1, -1):
+            raise RecordError(f"{r.what}: {key} must be 1 or -1, not {value!r}")
+        return value
+    if form is Form.SEAT:
+        return r.int(key, 0, seat_max)
+    if form is Form.SEAT_OR_NONE:
+        return r.int(key, 0, seat_max, optional=True)
+    if form is Form.SEAT_OR_SETUP:
+        return r.int(key, -1, seat_max)
+    if form is Form.DECISION:
+        value = r.get(key)
+        if not isinstance(value, str) or value not in _DECISIONS:
+            raise RecordError(f"{r.what}: {key} must be one of {', '.join(_DECISIONS)}, not {value!r}")
+        return _DECISIONS[value]
+    if form is Form.FLAG:
+        return r.bool(key)
+    if form is Form.COUNT:
+        return r.int(key, 0, 10**12)
+    if form is Form.COUNT_OR_NONE:
+        return r.int(key, 0, 10**12, optional=True)
+    if form is Form.ROUND_NUMBER:
+        return r.int(key, 1, 10**9)
+    if form is Form.SEAT_SET:
+        return r.int(key, 0, (1 << n) - 1)
+    if form is Form.POINTS:
+        value = r.get(key)
+        if not isinstance(value, list) or len(value) != n or not all(
+            type(points) is int and points >= 0 for points in value
+        ):
+            raise RecordError(f"{r.what}: {key} must be {n} whole numbers from 0")
+        return list(value)
+    if form is Form.ROUND_OR_NONE:
+        return _round_from_json(r.get(key), n)
+    if form is Form.OUTCOME_OR_NONE:
+        return _outcome_from_json(r.get(key), n)
+    if form is Form.GENERATOR:
+        value = r.get(key)
+        if not isinstance(value, str) or not _HEX16.fullmatch(value):
+            raise RecordError(f"{r.what}: {key} must be 16 hex digits, not {value!r}")
+        return int(value, 16)
+    raise AssertionError(f"{form} is read with the options")
+
+
+_WRITTEN: Final = tuple(f for f in STATE_FIELDS if f.key)
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:
     """The complete state as a JSON-ready dict (hidden cards included: keep it on the server)."""
-    return {
-        "format": STATE_FORMAT,
-        "version": FORMAT_VERSION,
-        "options": state.options.to_json(),
-        "hands": [_cards(hand) for hand in state.hands],
-        "draw_pile": _cards(state.draw_pile),
-        "discard": _cards(state.discard),
-        "active_colour": state.active_colour.letter if state.active_colour is not None else None,
-        "direction": state.direction,
-        "king": state.king,
-        "jester": state.jester,
-        "dealer": state.dealer,
-        "current": state.current,
-        "decision": state.decision.name.lower(),
-        "decider": state.decider,
-        "drawn": str(state.drawn) if state.drawn is not None else None,
-        "resolving": state.resolving,
-        "jester_for_setup": state.jester_for_setup,
-        "uno_seat": state.uno_seat,
-        "fanfare_queued": state.fanfare_queued,
-        "scepter_running": state.scepter_running,
-        "scepter_left": state.scepter_left,
-        "turns_since_scepter": state.turns_since_scepter,
-        "passes": state.passes,
-        "scores": list(state.scores),
-        "round_no": state.round_no,
-        "last_round": state.last_round.to_json() if state.last_round is not None else None,
-        "outcome": state.result.to_json() if state.result is not None else None,
-        "rng": f"{state.rng:016x}",
-    }
+    data: dict[str, Any] = {"format": STATE_FORMAT, "version": FORMAT_VERSION}
+    for f in _WRITTEN:
+        data[f.key] = write_value(f.form, getattr(state, f.name))
+    return data
 
 
 def state_digest(state: GameState) -> str:
@@ -145,8 +223,9 @@ def _bad_card(value: object) -> Card:
     raise NotationError(f"not a card: {value!r}")
 
 
-def state_from_json(data: object) -> GameState:
-    """Rebuild a state from :func:`state_to_json`; anything inconsistent raises :class:`RecordError`."""
+def read_state(data: object, *, check: bool = True) -> GameState:
+    """A state from a state document; every field's form is checked, and with ``check`` also
+    that the rules could reach it (:func:`state_problems`). Anything wrong raises :class:`RecordError`."""
     r = _Reader(data, "state")
     r.check_format(STATE_FORMAT)
     try:
@@ -154,68 +233,21 @@ def state_from_json(data: object) -> GameState:
     except RoyalRevengeError as error:
         raise RecordError(f"state: options: {error}") from None
     n = options.players
-    hands_data = r.get("hands")
-    if not isinstance(hands_data, list) or len(hands_data) != n:
-        raise RecordError(f"state: hands must be a list of {n} hands")
-    state = GameState._blank()
-    state.options = options
-    state.players = n
-    state.hands = [r.cards(f"hands[{i}]", hand) for i, hand in enumerate(hands_data)]
-    state.draw_pile = r.cards("draw_pile")
-    state.discard = r.cards("discard")
-    every = [card for hand in state.hands for card in hand] + state.draw_pile + state.discard
-    if Counter(every) != Counter(FULL_DECK):
-        raise RecordError("state: the hands and piles do not hold exactly the 56 cards of the deck")
-    if not state.discard:
-        raise RecordError("state: the discard pile is empty")
-    colour = r.get("active_colour")
-    try:
-        state.active_colour = None if colour is None else Colour.parse(colour) if isinstance(colour, str) else None
-    except NotationError as error:
-        raise RecordError(f"state: active_colour: {error}") from None
-    if colour is not None and state.active_colour is None:
-        raise RecordError(f"state: active_colour must be a colour letter, not {colour!r}")
-    direction = r.get("direction")
-    if type(direction) is not int or direction not in (1, -1):
-        raise RecordError(f"state: direction must be 1 or -1, not {direction!r}")
-    state.direction = direction
-    seat_max = n - 1
-    state.king = r.int("king", 0, seat_max)
-    state.jester = r.int("jester", 0, seat_max, optional=True)
-    state.dealer = r.int("dealer", 0, seat_max)
-    state.current = r.int("current", 0, seat_max)
-    decision = r.get("decision")
-    names = {d.name.lower(): d for d in Decision}
-    if not isinstance(decision, str) or decision not in names:
-        raise RecordError(f"state: decision must be one of {', '.join(names)}, not {decision!r}")
-    state.decision = names[decision]
-    state.decider = r.int("decider", 0, seat_max, optional=True)
-    drawn = r.get("drawn")
-    state.drawn = None if drawn is None else r.cards("drawn", [drawn])[0]
-    state.resolving = r.int("resolving", -1, seat_max)
-    state.jester_for_setup = r.bool("jester_for_setup")
-    state.uno_seat = r.int("uno_seat", 0, seat_max, optional=True)
-    state.fanfare_queued = r.bool("fanfare_queued")
-    state.scepter_running = r.bool("scepter_running")
-    state.scepter_left = r.int("scepter_left", 0, 10**9, optional=True)
-    state.turns_since_scepter = r.int("turns_since_scepter", 0, 10**12)
-    state.passes = r.int("passes", 0, (1 << n) - 1)
-    scores = r.get("scores")
-    if not isinstance(scores, list) or len(scores) != n or not all(
-        isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in scores
-    ):
-        raise RecordError(f"state: scores must be {n} whole numbers")
-    state.scores = list(scores)
-    state.round_no = r.int("round_no", 1, 10**9)
-    state.last_round = _round_from_json(r.get("last_round"), n)
-    state.result = _outcome_from_json(r.get("outcome"), n)
-    rng = r.get("rng")
-    if not isinstance(rng, str) or not _HEX16.fullmatch(rng):
-        raise RecordError(f"state: rng must be 16 hex digits, not {rng!r}")
-    state.rng = int(rng, 16)
-    state._events = None
-    _check_consistency(state)
+    values: dict[str, Any] = {"options": options, "players": n}
+    for f in _WRITTEN:
+        if f.form is not Form.OPTIONS:
+            values[f.name] = _read(f.form, r, f.key, n)
+    state = GameState.from_fields(values)
+    if check:
+        problems = state_problems(state)
+        if problems:
+            raise RecordError(f"state: {problems[0]}")
     return state
+
+
+def state_from_json(data: object) -> GameState:
+    """Rebuild a state from :func:`state_to_json`; anything inconsistent raises :class:`RecordError`."""
+    return read_state(data, check=True)
 
 
 def _round_from_json(data: object, n: int) -> RoundResult | None:
@@ -243,29 +275,49 @@ def _outcome_from_json(data: object, n: int) -> Outcome | None:
     return Outcome(tuple(winners), tuple(scores))
 
 
-def _check_consistency(state: GameState) -> None:
-    """Refuse states the rules could never reach in ways that would break the engine."""
+def state_problems(state: GameState) -> list[str]:
+    """What makes ``state`` one the rules could never reach, in plain words (empty: none).
+
+    A position may be built freely (:func:`~royal_revenge.engine.position.position`,
+    :func:`~royal_revenge.engine.position.parse`); :meth:`GameState.is_valid` asks this.
+    """
+    problems: list[str] = []
+    every = [card for hand in state.hands for card in hand] + state.draw_pile + state.discard
+    if Counter(every) != Counter(FULL_DECK):
+        counted = Counter(every)
+        counted.subtract(FULL_DECK)
+        over = sorted(str(card) for card, count in counted.items() if count > 0)
+        under = sorted(str(card) for card, count in counted.items() if count < 0)
+        detail = "; ".join(part for part in (
+            f"more copies than the deck holds of {', '.join(over)}" if over else "",
+            f"missing {', '.join(under)}" if under else "",
+        ) if part)
+        problems.append(f"the hands and piles do not hold exactly the 56 cards of the deck ({detail})")
+    if not state.discard:
+        problems.append("the discard pile is empty")
+        return problems
     decision = state.decision
     if decision < Decision.ROUND_OVER and state.decider is None:
-        raise RecordError(f"state: a {decision.name.lower()} decision needs a decider")
+        problems.append(f"a {decision.name.lower()} decision needs a decider")
     if decision is Decision.DRAWN:
         if state.drawn is None or state.decider is None or state.drawn not in state.hands[state.decider]:
-            raise RecordError("state: the drawn card must be in its drawer's hand")
+            problems.append("the drawn card must be in its drawer's hand")
     elif state.drawn is not None:
-        raise RecordError("state: a drawn card is recorded outside a drawn-card decision")
+        problems.append("a drawn card is recorded outside a drawn-card decision")
     choosing = decision in (Decision.COLOUR, Decision.ROUND_OVER, Decision.GAME_OVER) or (
         decision is Decision.JESTER and state.discard[-1].colour is None
     )
     if state.active_colour is None and not choosing:
-        raise RecordError("state: no active colour, yet no colour is being chosen")
-    if decision >= Decision.COLOUR and decision <= Decision.JESTER and state.decider != state.king:
-        raise RecordError("state: the King's decisions must be the King's")
+        problems.append("no active colour, yet no colour is being chosen")
+    if Decision.COLOUR <= decision <= Decision.JESTER and state.decider != state.king:
+        problems.append("the King's decisions must be the King's")
     if decision is Decision.JESTER and not state.jester_for_setup and state.jester is None:
-        raise RecordError("state: a Jester must exist after the first round's setup")
+        problems.append("a Jester must exist after the first round's setup")
     if decision < Decision.JESTER and state.jester is None:
-        raise RecordError("state: play cannot go on before the Jester is chosen")
+        problems.append("play cannot go on before the Jester is chosen")
     if (decision is Decision.GAME_OVER) != (state.result is not None):
-        raise RecordError("state: an outcome is recorded exactly when the game is over")
+        problems.append("an outcome is recorded exactly when the game is over")
+    return problems
 
 
 @dataclass(slots=True)

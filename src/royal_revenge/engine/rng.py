@@ -7,10 +7,10 @@ then mix.
 
 >>> rng = SplitMix64(7)
 >>> [rng.below(6) for _ in range(5)]
-[3, 0, 5, 3, 4]
+[2, 0, 5, 3, 2]
 >>> state, value = rand_below(7, 6)
 >>> value, state == SplitMix64(7).advanced(1).state
-(3, True)
+(2, True)
 
 The functions work on the state as a number and return the new one, for callers that keep
 the state in a field of their own (:class:`~royal_revenge.engine.GameState` does).

@@ -55,20 +55,9 @@ from .actions import (
     NextRound,
     Play,
 )
-from .cards import (
-    ALL_CARDS,
-    COLOUR_OF,
-    FULL_DECK,
-    KIND_OF,
-    NUMBER_OF,
-    PLAYABLE,
-    POINTS_OF,
-    WILD,
-    Card,
-    Colour,
-    Kind,
-)
+from .cards import COLOUR_OF, FULL_DECK, KIND_OF, NUMBER_OF, PLAYABLE, POINTS_OF, WILD, Card, Colour, Kind
 from .errors import IllegalActionError, OptionsError
+from .fields import FIELD_NAMES
 from .options import GameOptions, Scoring
 
 if TYPE_CHECKING:
@@ -77,40 +66,8 @@ if TYPE_CHECKING:
 __all__ = ["Decision", "Pending", "RoundResult", "Outcome", "GameState", "HAND_SIZE"]
 
 HAND_SIZE: Final = 7
-
-_NUMBER: Final = Kind.NUMBER
-_REVERSE: Final = Kind.REVERSE
-_SKIP: Final = Kind.SKIP
-_KINGS_CHOICE: Final = Kind.KINGS_CHOICE
-_JESTER: Final = Kind.JESTER
-_WILD: Final = Kind.WILD
-_WILD_CODE: Final = int(WILD)
 _SETUP: Final = -1  # a colour or victim chosen for the start card, not for a played card
 _BLANK: Final = object()  # the key to GameState(): only the engine's own constructors make blank states
-
-# The tables and shared actions of the hot paths, as module constants of this module (compiled,
-# they are read directly instead of being looked up among the module's globals at every use).
-_PLAYABLE: Final = PLAYABLE
-_PLAYABLE_BYTES: Final = tuple(bytes(row) for row in PLAYABLE)  # (compiled: a byte read, not a bool object)
-_KIND_OF: Final = KIND_OF
-_COLOUR_OF: Final = COLOUR_OF
-_CARD: Final = Card
-_PLAY: Final = Play
-_DRAW_TYPE: Final = Draw
-_KEEP_TYPE: Final = Keep
-_JESTER_TYPE: Final = ChooseJester
-_COLOUR_TYPE: Final = ChooseColour
-_VICTIM_TYPE: Final = ChooseVictim
-_CATCH_TYPE: Final = Catch
-_CALL_UNO_TYPE: Final = CallUno
-_PLAYS: Final = PLAYS
-_PLAYS_UNO: Final = PLAYS_UNO
-_DRAW: Final = DRAW
-_KEEP: Final = KEEP
-# _JESTER_CHOICES[players][king]: the seats a King may make the Jester, as shared actions.
-_JESTER_CHOICES: Final = tuple(
-    tuple(tuple(JESTERS[s] for s in range(n) if s != king) for king in range(n)) for n in range(7)
-)
 
 
 class Decision(IntEnum):
@@ -182,37 +139,6 @@ class Outcome:
         return {"winners": list(self.winners), "scores": list(self.scores)}
 
 
-# The fields that make up a state (every slot but the event list), compared by ``==``.
-_FIELDS: Final = (
-    "active_colour",
-    "current",
-    "dealer",
-    "decider",
-    "decision",
-    "direction",
-    "discard",
-    "draw_pile",
-    "drawn",
-    "fanfare_queued",
-    "hands",
-    "jester",
-    "jester_for_setup",
-    "king",
-    "last_round",
-    "options",
-    "passes",
-    "players",
-    "resolving",
-    "result",
-    "rng",
-    "round_no",
-    "scepter_left",
-    "scepter_running",
-    "scores",
-    "turns_since_scepter",
-    "uno_seat",
-)
-
 _KIND_NAMES: Final = {
     TURN: "play or draw",
     DRAWN: "play or keep the card just drawn",
@@ -229,36 +155,10 @@ class GameState:
     layers that must not see hidden cards take an :meth:`observe` view instead.
     """
 
-    __slots__ = (
-        "_events",
-        "active_colour",
-        "current",
-        "dealer",
-        "decider",
-        "decision",
-        "direction",
-        "discard",
-        "draw_pile",
-        "drawn",
-        "fanfare_queued",
-        "hands",
-        "jester",
-        "jester_for_setup",
-        "king",
-        "last_round",
-        "options",
-        "passes",
-        "players",
-        "resolving",
-        "result",
-        "rng",
-        "round_no",
-        "scepter_left",
-        "scepter_running",
-        "scores",
-        "turns_since_scepter",
-        "uno_seat",
-    )
+    # The fields are declared once, with who sees them and how they are written, in
+    # engine/fields.py; the annotations below give their types (tests/engine/test_fields.py
+    # checks that the two agree).
+    __slots__ = ("_events", *FIELD_NAMES)
 
     options: GameOptions
     players: int
@@ -307,10 +207,10 @@ class GameState:
     # ------------------------------------------------------------------ creation
 
     def __init__(self, _key: object = None) -> None:
-        """Not a way to start a game: use :meth:`new` (or a record, :func:`~royal_revenge.engine.state_from_json`).
+        """Not a way to start a game: use :meth:`new`, :func:`~royal_revenge.engine.state_from_json` or
+        :func:`~royal_revenge.engine.position.parse`.
 
-        A bare ``GameState()`` would be a state with no fields, so it is refused; the engine's own
-        constructors make one with :meth:`_blank` and fill in every field.
+        A bare ``GameState()`` would be a state with no fields, so it is refused.
         """
         if _key is not _BLANK:
             raise TypeError(
@@ -318,9 +218,21 @@ class GameState:
             )
 
     @classmethod
-    def _blank(cls) -> GameState:
-        """A state with no field set yet, for the engine's constructors (``new``, records, positions)."""
-        return cls(_BLANK)
+    def from_fields(cls, values: dict[str, Any]) -> GameState:
+        """A state with exactly these field values (every field of engine/fields.py, nothing else).
+
+        Nothing is checked but the names: a position may be built freely and checked with
+        :meth:`is_valid`. The lists are taken as they are (not copied).
+        """
+        names = set(values)
+        if names != set(FIELD_NAMES):
+            missing, unknown = set(FIELD_NAMES) - names, names - set(FIELD_NAMES)
+            raise TypeError(f"a state needs every field: missing {sorted(missing)}, unknown {sorted(unknown)}")
+        state = cls(_BLANK)
+        for name in FIELD_NAMES:
+            setattr(state, name, values[name])
+        state._events = None
+        return state
 
     @overload
     @classmethod
@@ -361,77 +273,62 @@ class GameState:
         the first King is drawn at random; ``first_king`` names the King outright. The game
         then waits for the King to choose a Jester. Setup events are appended to ``events``.
         """
+        # (The parameters are untyped at run time, as at every entry point that takes a caller's
+        # values: the compiled build then refuses bad input with OptionsError, like the interpreted
+        # one, instead of a TypeError of its own. The overloads above give the static types.)
         options = GameOptions() if options is None else options
         if not isinstance(options, GameOptions):
             raise OptionsError(f"options must be GameOptions, not {type(options).__name__}")
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise OptionsError(f"seed must be a whole number, not {seed!r}")
         n = options.players
-        # (the parameters are untyped at run time so that the compiled build refuses bad input with
-        # OptionsError too, instead of its own TypeError: the overloads above keep the static types)
+        seat_ages: list[int | None] = [None] * n
         if ages is not None:
             if not isinstance(ages, Sequence) or isinstance(ages, str):
                 raise OptionsError(f"ages must be a list with one entry per seat, not {ages!r}")
-            given: list[object] = list(ages)
-            if len(given) != n:
-                raise OptionsError(f"ages must give one entry per seat ({n}), not {len(given)}")
-            for age in given:
+            if len(ages) != n:
+                raise OptionsError(f"ages must give one entry per seat ({n}), not {len(ages)}")
+            for seat, age in enumerate(ages):
                 if age is not None and (isinstance(age, bool) or not isinstance(age, int) or not 0 <= age <= 150):
                     raise OptionsError(f"an age must be a whole number from 0 to 150 or missing, not {age!r}")
+                seat_ages[seat] = age
         if first_king is not None and (
             isinstance(first_king, bool) or not isinstance(first_king, int) or not 0 <= first_king < n
         ):
             raise OptionsError(f"first_king must be a seat from 0 to {n - 1}, not {first_king!r}")
 
-        state = cls._blank()
+        # The fields of the whole game; _deal sets those of the round.
+        state = cls(_BLANK)
+        state._events = events
         state.options = options
         state.players = n
-        state.hands = [[] for _ in range(n)]
-        state.draw_pile = []
-        state.discard = []
-        state.active_colour = None
-        state.direction = 1
-        state.king = 0
-        state.jester = None
-        state.dealer = 0
-        state.current = 0
-        state.decision = JESTER
-        state.decider = None
-        state.drawn = None
-        state.resolving = _SETUP
-        state.jester_for_setup = True
-        state.uno_seat = None
-        state.fanfare_queued = False
-        state.scepter_running = False
-        state.scepter_left = None
-        state.turns_since_scepter = 0
-        state.passes = 0
+        state.rng = seed & rng.MASK64
         state.scores = [0] * n
         state.round_no = 1
         state.last_round = None
         state.result = None
-        state.rng = seed & rng.MASK64
-        state._events = events
-
+        state.jester = None
         state.dealer = state._draw_for_dealer()
         if isinstance(first_king, int):
-            king = first_king
-        else:
-            seat_ages = [age if isinstance(age, int) else None for age in given] if ages is not None else [None] * n
+            state.king = first_king
+        else:  # the youngest (D-3), at random among ties or when no age is given
             known = [age for age in seat_ages if age is not None]
             candidates = [s for s in range(n) if seat_ages[s] == min(known)] if known else list(range(n))
-            king = candidates[state._rand_below(len(candidates))]
-        state.king = king
+            state.king = candidates[state._rand_below(len(candidates))]
         state._deal()
         state._events = None
         return state
 
     def copy(self) -> GameState:
-        """An independent copy (a few list copies; no deepcopy)."""
+        """An independent copy (a few list copies; no deepcopy).
+
+        (Written out field by field for speed: search bots copy states by the million.
+        tests/engine/test_fields.py checks that it copies every field of engine/fields.py.)
+        """
         other = GameState(_BLANK)
         other.options = self.options
         other.players = self.players
-        other.hands = list(map(list.copy, self.hands))
+        other.hands = [hand.copy() for hand in self.hands]
         other.draw_pile = self.draw_pile.copy()
         other.discard = self.discard.copy()
         other.active_colour = self.active_colour
@@ -492,6 +389,23 @@ class GameState:
         """Whether ``card`` may be played on the discard pile now (R-TURN-1)."""
         return PLAYABLE[self._match_key()][card]
 
+    def position(self) -> str:
+        """The whole state as one line of text, which :func:`~royal_revenge.engine.position.parse` reads back
+        into an identical state (see docs/records.md)."""
+        from .position import position_text
+
+        return position_text(self)
+
+    def is_valid(self) -> bool:
+        """Whether the rules could have reached this state (see :meth:`problems` for the reasons)."""
+        return not self.problems()
+
+    def problems(self) -> list[str]:
+        """What makes this state one the rules could never reach, in plain words (empty if none)."""
+        from .records import state_problems
+
+        return state_problems(self)
+
     # The public entry points take whatever a caller sends and refuse a bad seat or action with the
     # engine's own errors; the overloads give their static types. (Compiled with mypyc, a parameter
     # annotated ``int`` would refuse a string with a TypeError before the engine could explain.)
@@ -517,71 +431,51 @@ class GameState:
             if self.decision is ROUND_OVER:
                 return [NEXT_ROUND]
             return [FANFARE] if self._fanfare_refusal() is None else []
-        actions: list[AnyAction]
-        decider = self.decider
-        if decider is not None and seat == decider:
-            decision = self.decision
-            if decision is TURN:
-                # (cards, colours and their codes are int subclasses, read into variables declared
-                # int: compiled code handles them as machine integers, and interpreted, unlike a
-                # typing.cast call, the declaration costs nothing; the playable cards are collected
-                # as plain ints, which sort faster than cards)
-                hand: list[int] = self.hands[seat]  # type: ignore[assignment]
-                key: int = self.discard[-1]
-                if key == _WILD_CODE:
-                    colour = self.active_colour
-                    assert colour is not None
-                    offset: int = colour
-                    key += offset
-                playable = _PLAYABLE_BYTES[key]
-                cards = [card for card in hand if playable[card]]
-                if len(cards) > 1:
-                    cards.sort()
-                plays = _PLAYS
-                actions = []
-                previous = -1
-                for card in cards:  # each playable face once, in face order
-                    if card != previous:
-                        actions.append(plays[card])
-                        previous = card
-                if len(hand) == 2:
-                    plays = _PLAYS_UNO
-                    previous = -1
-                    for card in cards:
-                        if card != previous:
-                            actions.append(plays[card])
-                            previous = card
-                actions.append(_DRAW)
-            elif decision is DRAWN:
-                drawn = self.drawn
-                assert drawn is not None
-                actions = []
-                key = self.discard[-1]
-                if key == _WILD_CODE:
-                    colour = self.active_colour
-                    assert colour is not None
-                    offset = colour
-                    key += offset
-                face: int = drawn
-                if _PLAYABLE_BYTES[key][face]:
-                    actions.append(_PLAYS[face])
-                    if len(self.hands[seat]) == 2:
-                        actions.append(_PLAYS_UNO[face])
-                actions.append(_KEEP)
-            elif decision is COLOUR:
-                actions = list(COLOURS)
-            elif decision is VICTIM:
-                actions = list(VICTIMS[: self.players])
-            else:
-                actions = list(_JESTER_CHOICES[self.players][seat])
-        else:
-            if not 0 <= seat < self.players:
-                return []
+        if seat == self.decider:
+            actions = self._decision_actions(seat)
+        elif 0 <= seat < self.players:
             actions = []
+        else:
+            return []
         uno = self.uno_seat
-        if uno is not None and len(self.hands[uno]) == 1:
+        if uno is not None and len(self.hands[uno]) == 1:  # the UNO window is open (R-UNO-1, R-UNO-2)
             actions.append(CALL_UNO if uno == seat else CATCHES[uno])
         return actions
+
+    def _decision_actions(self, seat: int) -> list[AnyAction]:
+        """The decider's choices, in a fixed order: plays by face, the same with UNO, then draw or keep."""
+        decision = self.decision
+        if decision is TURN:  # R-TURN-2: any matching card, or draw
+            hand = self.hands[seat]
+            faces = self._playable_faces(hand)
+            actions: list[AnyAction] = [PLAYS[face] for face in faces]
+            if len(hand) == 2:  # the next-to-last card may go with UNO (R-UNO-1, D-5)
+                actions += [PLAYS_UNO[face] for face in faces]
+            actions.append(DRAW)
+            return actions
+        if decision is DRAWN:  # R-TURN-3: the drawn card, if it matches, or keep it
+            drawn = self.drawn
+            assert drawn is not None
+            actions = []
+            if PLAYABLE[self._match_key()][drawn]:
+                actions.append(PLAYS[drawn])
+                if len(self.hands[seat]) == 2:
+                    actions.append(PLAYS_UNO[drawn])
+            actions.append(KEEP)
+            return actions
+        if decision is COLOUR:
+            return list(COLOURS)
+        if decision is VICTIM:  # anyone, the King included (R-ACT-KC)
+            return list(VICTIMS[: self.players])
+        return [JESTERS[other] for other in range(self.players) if other != seat]  # not the King (R-SETUP-5)
+
+    def _playable_faces(self, hand: list[Card]) -> list[Card]:
+        """The faces in ``hand`` that match the discard pile (R-TURN-1), each once, in face order."""
+        playable = PLAYABLE[self._match_key()]
+        faces = [card for card in hand if playable[card]]
+        if len(faces) > 1:
+            faces = sorted(set(faces))
+        return faces
 
     def out_of_turn(self) -> list[int]:
         """The seats that may act now besides the decider, in the order they are to be asked (R-UNO-2).
@@ -595,10 +489,7 @@ class GameState:
         owner = self.uno_seat
         if owner is None or len(self.hands[owner]) != 1 or self.decision >= ROUND_OVER:
             return []
-        n = self.players
-        step = self.direction
-        decider = self.decider
-        return [seat for seat in ((owner + k * step) % n for k in range(n)) if seat != decider]
+        return [seat for seat in (self.next_seat(owner, k) for k in range(self.players)) if seat != self.decider]
 
     def describe_pending(self) -> str:
         """The pending decision in words, for error messages (``"seat 2 must play or draw"``)."""
@@ -641,208 +532,192 @@ class GameState:
     @overload
     def step(self, seat: None, action: AnyAction) -> None: ...
     def step(self, seat: object, action: object) -> None:
-        """:meth:`apply` without building events: the fast path for simulations."""
-        # (the slow, exact check: int subclasses yes, bools no)
-        who = seat if seat is None or (type(seat) is int and 0 <= seat < self.players) else self._check_seat(seat)
-        kind = type(action)
-        if kind is not _PLAY and kind is not _DRAW_TYPE and kind is not _KEEP_TYPE and kind not in _HANDLERS:
-            raise IllegalActionError(f"not an action: {action!r}")
-        if self.decision is GAME_OVER:
-            raise IllegalActionError("the game is over", "R-SCORE-3")
-        # Every player's action called directly (compiled: a native call), the common ones first;
-        # the table's own through the table of handlers.
-        # (the handlers take the action untyped: they read its fields with getattr, see _on_play)
-        if kind is _PLAY:
-            self._on_play(who, action)
-        elif kind is _DRAW_TYPE:
-            self._on_draw(who, action)
-        elif kind is _KEEP_TYPE:
-            self._on_keep(who, action)
-        elif kind is _JESTER_TYPE:
-            self._on_jester(who, action)
-        elif kind is _COLOUR_TYPE:
-            self._on_colour(who, action)
-        elif kind is _VICTIM_TYPE:
-            self._on_victim(who, action)
-        elif kind is _CATCH_TYPE:
-            self._on_catch(who, action)
-        elif kind is _CALL_UNO_TYPE:
-            self._on_call_uno(who, action)
-        else:
-            _HANDLERS[kind](self, who, action)
+        """:meth:`apply` without building events: the fast path for simulations.
 
-    def _check_seat(self, seat: object) -> int:
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
-            raise IllegalActionError(f"there is no seat {seat!r} at this table of {self.players}", "R-SETUP-1")
-        return seat
+        The one dispatcher of actions: each kind of action has its handler below.
+        """
+        who = self._check_seat(seat)
+        if self.decision is GAME_OVER and isinstance(action, _ACTION_TYPES):
+            raise IllegalActionError("the game is over", "R-SCORE-3")
+        match action:
+            case Play():
+                self._on_play(who, action)
+            case Draw():
+                self._on_draw(who)
+            case Keep():
+                self._on_keep(who)
+            case ChooseJester():
+                self._on_jester(who, action)
+            case ChooseColour():
+                self._on_colour(who, action)
+            case ChooseVictim():
+                self._on_victim(who, action)
+            case Catch():
+                self._on_catch(who, action)
+            case CallUno():
+                self._on_call_uno(who)
+            case Fanfare():
+                self._on_fanfare(who)
+            case NextRound():
+                self._on_next_round(who)
+            case _:
+                raise IllegalActionError(f"not an action: {action!r}")
+
+    def _check_seat(self, seat: object) -> int | None:
+        if seat is None or (type(seat) is int and 0 <= seat < self.players):
+            return seat
+        raise IllegalActionError(f"there is no seat {seat!r} at this table of {self.players}", "R-SETUP-1")
 
     # ------------------------------------------------------------------ refusals
 
-    def _require(self, seat: int | None, decision: Decision, what: str) -> None:
+    def _require(self, seat: int | None, decision: Decision, what: str) -> int:
+        """Refuse unless ``seat`` is the one to make the pending ``decision`` (R-DIGITAL-1); returns the seat."""
         if seat is None:
             raise IllegalActionError(f"{what} needs a player, not the table", "R-DIGITAL-1")
         if self.decision is not decision:
             raise IllegalActionError(f"no one may {what} now: {self.describe_pending()}", "R-DIGITAL-1")
         if seat != self.decider:
             raise IllegalActionError(f"seat {seat} may not {what} now: {self.describe_pending()}", "R-DIGITAL-1")
+        return seat
 
-    # ------------------------------------------------------------------ handlers
-
-    def _on_play(self, seat: int | None, action: object) -> None:
-        # Fields are read untyped (getattr): a malformed action is refused below, where compiled code
-        # reading an annotated field would raise a TypeError first.
-        card: object = getattr(action, "card")  # noqa: B009
-        uno: object = getattr(action, "uno")  # noqa: B009
-        if type(card) is not _CARD or type(uno) is not bool:
-            raise IllegalActionError(f"a play needs a Card and a true/false UNO call, not {action!r}", "R-TURN-2")
-        face: int = card  # the card's code, for the tables (compiled: a machine integer)
-        decision = self.decision
-        decider = self.decider
-        if decision is TURN and seat is not None and decider is not None and seat == decider:
-            hand = self.hands[seat]
-            try:
-                index = hand.index(card)
-            except ValueError:
-                raise IllegalActionError(f"seat {seat} holds no {card}", "R-TURN-2") from None
-            key: int = self.discard[-1]
-            if key == _WILD_CODE:
-                colour = self.active_colour
-                assert colour is not None
-                offset: int = colour
-                key += offset
-            if not _PLAYABLE_BYTES[key][face]:
-                raise IllegalActionError(f"{card} cannot be played on {self._match_text()}", "R-TURN-1")
-        elif decision is DRAWN:
-            self._require(seat, DRAWN, "play a card")
+    def _check_play(self, seat: int | None, card: Card, uno: bool) -> int:
+        """R-TURN-1..3, R-UNO-3: refuse a play that is not allowed; returns the player."""
+        if self.decision is DRAWN:
+            player = self._require(seat, DRAWN, "play a card")
             if card != self.drawn:
                 raise IllegalActionError(
                     f"after drawing only the drawn card ({self.drawn}) may be played, not {card}", "R-TURN-3"
                 )
-            if not _PLAYABLE[self._match_key()][face]:
+            if not PLAYABLE[self._match_key()][card]:
                 raise IllegalActionError(f"the drawn card {card} does not match {self._match_text()}", "R-TURN-3")
-            assert seat is not None
-            hand = self.hands[seat]
-            index = hand.index(card)
         else:
-            self._require(seat, TURN, "play a card")  # raises: not this seat's turn, or no turn at all
-            raise AssertionError("unreachable")
-        if uno and len(hand) != 2:
+            player = self._require(seat, TURN, "play a card")
+            if card not in self.hands[player]:
+                raise IllegalActionError(f"seat {player} holds no {card}", "R-TURN-2")
+            if not PLAYABLE[self._match_key()][card]:
+                raise IllegalActionError(f"{card} cannot be played on {self._match_text()}", "R-TURN-1")
+        if uno and len(self.hands[player]) != 2:
             raise IllegalActionError(
-                f"UNO is called with the next-to-last card; seat {seat} would keep {len(hand) - 1}", "R-UNO-3"
+                f"UNO is called with the next-to-last card; seat {player} would keep {len(self.hands[player]) - 1}",
+                "R-UNO-3",
             )
-        # --- accepted: from here on the state changes
-        events = self._events
-        if decision is TURN:
+        return player
+
+    # ------------------------------------------------------------------ the actions
+
+    def _on_play(self, seat: int | None, action: Play) -> None:
+        """R-TURN-2: the card goes on the discard pile, with UNO if called (R-UNO-1), and takes effect."""
+        card = action.card
+        uno = action.uno
+        player = self._check_play(seat, card, uno)
+        if self.decision is TURN:
             self.uno_seat = None  # the next player has begun their turn: the catch window closes (R-UNO-2)
-        del hand[index]
+        hand = self.hands[player]
+        hand.remove(card)
         self.discard.append(card)
         self.drawn = None
         self.passes = 0
+        events = self._events
         if events is not None:
-            events.append(ev.Played(seat, card, uno))
+            events.append(ev.Played(player, card, uno))
         if len(hand) == 1:
             if uno:
                 if events is not None:
-                    events.append(ev.UnoCalled(seat))
+                    events.append(ev.UnoCalled(player))
             else:
-                self.uno_seat = seat
-        kind = _KIND_OF[face]
-        if kind is _NUMBER:
-            self.active_colour = _COLOUR_OF[face]
-            self._finish_turn(seat, (seat + self.direction) % self.players)
-        elif kind is _REVERSE:
-            self.active_colour = _COLOUR_OF[face]
+                self.uno_seat = player  # anyone may catch them until the next player begins (R-UNO-2)
+        self._take_effect(player, card)
+
+    def _take_effect(self, player: int, card: Card) -> None:
+        """What a played card does (R-ACT), then the next turn."""
+        kind = KIND_OF[card]
+        events = self._events
+        if kind is Kind.WILD:  # R-ACT-WILD: the King chooses the colour
+            self.active_colour = None
+            if not self.hands[player]:
+                self._end_round(player)  # a Wild that goes out needs no colour (R-SCORE-1)
+                return
+            self._ask_king(COLOUR, player)
+            return
+        self.active_colour = COLOUR_OF[card]
+        if kind is Kind.NUMBER:
+            self._finish_turn(player, self.next_seat(player))
+        elif kind is Kind.REVERSE:  # R-ACT-REV
             if self.players == 2 and self.options.two_player_reverse_skips:
                 if events is not None:
-                    events.append(ev.Skipped(1 - seat))
-                self._finish_turn(seat, seat)
+                    events.append(ev.Skipped(1 - player))
+                self._finish_turn(player, player)
                 return
             self.direction = -self.direction
             if events is not None:
                 events.append(ev.DirectionChanged(self.direction))
-            self._finish_turn(seat, (seat + self.direction) % self.players)
-        elif kind is _SKIP:
-            self.active_colour = _COLOUR_OF[face]
-            skipped = (seat + self.direction) % self.players
+            self._finish_turn(player, self.next_seat(player))
+        elif kind is Kind.SKIP:  # R-ACT-SKIP
+            skipped = self.next_seat(player)
             if events is not None:
                 events.append(ev.Skipped(skipped))
-            self._finish_turn(seat, (skipped + self.direction) % self.players)
-        elif kind is _JESTER:
-            self.active_colour = _COLOUR_OF[face]
+            self._finish_turn(player, self.next_seat(skipped))
+        elif kind is Kind.JESTER:  # R-ACT-JEST: the Jester draws one
             assert self.jester is not None
-            self._plus_one(self.jester, seat)
-            self._finish_turn(seat, (seat + self.direction) % self.players)
-        elif kind is _KINGS_CHOICE:
-            self.active_colour = _COLOUR_OF[face]
-            self.resolving = seat
-            self.decision = VICTIM
-            self.decider = self.king
-        else:  # Wild
-            self.active_colour = None
-            if not hand:
-                self._end_round(seat)  # a Wild that goes out needs no colour (R-SCORE-1)
-                return
-            self.resolving = seat
-            self.decision = COLOUR
-            self.decider = self.king
+            self._plus_one(self.jester, player)
+            self._finish_turn(player, self.next_seat(player))
+        else:  # King's Choice (R-ACT-KC): the King chooses who draws one
+            self._ask_king(VICTIM, player)
 
-    def _on_draw(self, seat: int | None, action: object) -> None:
-        if self.decision is not TURN or seat != self.decider:
-            self._require(seat, TURN, "draw")
-        assert seat is not None
+    def _on_draw(self, seat: int | None) -> None:
+        """R-TURN-2: draw one card instead of playing; with none left to draw, pass (R-TURN-4, R-TURN-6)."""
+        player = self._require(seat, TURN, "draw")
         self.uno_seat = None  # beginning a turn closes the catch window (R-UNO-2)
-        pile = self.draw_pile
-        card = pile.pop() if pile else self._take_card()
+        card = self._take_card()
         events = self._events
         if card is None:
-            self.passes |= 1 << seat
+            self.passes |= 1 << player
             if events is not None:
-                events.append(ev.Passed(seat))
+                events.append(ev.Passed(player))
             if self.passes == (1 << self.players) - 1:
                 self._end_round(None)  # stalemate (R-TURN-6)
             else:
-                self._finish_turn(seat, (seat + self.direction) % self.players)
+                self._finish_turn(player, self.next_seat(player))
             return
-        self.hands[seat].append(card)
+        self.hands[player].append(card)
         self.passes = 0
         self.drawn = card
-        self.decision = DRAWN
+        self.decision = DRAWN  # R-TURN-3: play it or keep it
         if events is not None:
-            events.append(ev.Drew(seat, 1, "turn", (card,)))
+            events.append(ev.Drew(player, 1, "turn", (card,)))
 
-    def _on_keep(self, seat: int | None, action: object) -> None:
-        if self.decision is not DRAWN or seat != self.decider:
-            self._require(seat, DRAWN, "keep the drawn card")
-        assert seat is not None
+    def _on_keep(self, seat: int | None) -> None:
+        """R-TURN-3: keep the drawn card; the turn ends."""
+        player = self._require(seat, DRAWN, "keep the drawn card")
         self.drawn = None
         if self._events is not None:
-            self._events.append(ev.Kept(seat))
-        self._finish_turn(seat, (seat + self.direction) % self.players)
+            self._events.append(ev.Kept(player))
+        self._finish_turn(player, self.next_seat(player))
 
-    def _on_colour(self, seat: int | None, action: object) -> None:
+    def _on_colour(self, seat: int | None, action: ChooseColour) -> None:
+        """R-ACT-WILD: the King names the colour."""
         self._require(seat, COLOUR, "choose a colour")
-        colour: object = getattr(action, "colour")  # noqa: B009  (untyped read: see _on_play)
-        if not isinstance(colour, Colour):
-            raise IllegalActionError(f"not a colour: {colour!r}", "R-ACT-WILD")
-        self.active_colour = colour
+        self.active_colour = action.colour
         if self._events is not None:
-            self._events.append(ev.ColourChosen(self.king, colour))
+            self._events.append(ev.ColourChosen(self.king, action.colour))
         self._resume_after_choice()
 
-    def _on_victim(self, seat: int | None, action: object) -> None:
+    def _on_victim(self, seat: int | None, action: ChooseVictim) -> None:
+        """R-ACT-KC: the King names who draws one card (anyone, the King included)."""
         self._require(seat, VICTIM, "choose who draws")
-        victim: object = getattr(action, "seat")  # noqa: B009  (untyped read: see _on_play)
-        if isinstance(victim, bool) or not isinstance(victim, int) or not 0 <= victim < self.players:
+        victim = action.seat
+        if not 0 <= victim < self.players:
             raise IllegalActionError(f"there is no seat {victim!r} to draw", "R-ACT-KC")
         if self._events is not None:
             self._events.append(ev.VictimChosen(self.king, victim))
         self._plus_one(victim, self.resolving)
         self._resume_after_choice()
 
-    def _on_jester(self, seat: int | None, action: object) -> None:
+    def _on_jester(self, seat: int | None, action: ChooseJester) -> None:
+        """R-SETUP-5, R-KING-2: the King hands the Hat to anyone else; that starts the scepter."""
         self._require(seat, JESTER, "choose the Jester")
-        jester: object = getattr(action, "seat")  # noqa: B009  (untyped read: see _on_play)
-        if isinstance(jester, bool) or not isinstance(jester, int) or not 0 <= jester < self.players:
+        jester = action.seat
+        if not 0 <= jester < self.players:
             raise IllegalActionError(f"there is no seat {jester!r} to be the Jester", "R-SETUP-5")
         if jester == self.king:
             raise IllegalActionError("the King cannot be their own Jester", "R-SETUP-5")
@@ -855,25 +730,24 @@ class GameState:
         else:
             self._begin_turn(self.king)  # the new King plays next (R-KING-2)
 
-    def _on_call_uno(self, seat: int | None, action: object) -> None:
+    def _on_call_uno(self, seat: int | None) -> None:
+        """R-UNO-1: the call after the card, before the next player begins."""
         if seat is None:
             raise IllegalActionError("UNO is called by a player, not the table", "R-UNO-1")
-        if self.uno_seat != seat or len(self.hands[seat]) != 1:
-            reason = (
-                f"seat {seat} holds {len(self.hands[seat])} cards"
-                if len(self.hands[seat]) != 1
-                else f"seat {seat} has no UNO to call now"
-            )
+        held = len(self.hands[seat])
+        if self.uno_seat != seat or held != 1:
+            reason = f"seat {seat} holds {held} cards" if held != 1 else f"seat {seat} has no UNO to call now"
             raise IllegalActionError(f"no call is due: {reason}", "R-UNO-3")
         self.uno_seat = None
         if self._events is not None:
             self._events.append(ev.UnoCalled(seat))
 
-    def _on_catch(self, seat: int | None, action: object) -> None:
+    def _on_catch(self, seat: int | None, action: Catch) -> None:
+        """R-UNO-2: anyone who catches the player who forgot UNO makes them draw two."""
         if seat is None:
             raise IllegalActionError("a catch is made by a player, not the table", "R-UNO-2")
-        target: object = getattr(action, "seat")  # noqa: B009  (untyped read: see _on_play)
-        if isinstance(target, bool) or not isinstance(target, int) or not 0 <= target < self.players:
+        target = action.seat
+        if not 0 <= target < self.players:
             raise IllegalActionError(f"there is no seat {target!r} to catch", "R-UNO-3")
         if target == seat:
             raise IllegalActionError("a player cannot catch themselves", "R-UNO-2")
@@ -888,27 +762,29 @@ class GameState:
             self._events.append(ev.Caught(seat, target))
         self._give(target, 2, "penalty")
 
-    def _on_fanfare(self, seat: int | None, action: Fanfare) -> None:
+    def _on_fanfare(self, seat: int | None) -> None:
+        """R-KING-1, R-KING-3: the scepter sounds; the fanfare lands now or after the pending choice."""
         if seat is not None:
             raise IllegalActionError("the fanfare comes from the scepter, not from a player", "R-KING-1")
         refusal = self._fanfare_refusal()
         if refusal is not None:
             raise IllegalActionError(refusal, "R-KING-1")
         self.fanfare_queued = True
-        landed = self.decision is TURN
+        landed = self.decision is TURN  # D-4
         if self._events is not None:
             self._events.append(ev.FanfareSounded(landed))
         if landed:
             self._land_fanfare()
 
-    def _on_next_round(self, seat: int | None, action: NextRound) -> None:
+    def _on_next_round(self, seat: int | None) -> None:
+        """R-SCORE-2, R-KING-4: the deal and the Crown pass left, and the next round is dealt."""
         if seat is not None:
             raise IllegalActionError("the table deals the next round, not a player", "R-SCORE-2")
         if self.decision is not ROUND_OVER:
             raise IllegalActionError(f"the round is not over: {self.describe_pending()}", "R-SCORE-2")
         self.round_no += 1
-        self.dealer = (self.dealer + 1) % self.players  # the deal passes left
-        self.king = (self.king + 1) % self.players  # and so does the Crown (R-KING-4)
+        self.dealer = (self.dealer + 1) % self.players
+        self.king = (self.king + 1) % self.players
         self._deal()
 
     # ------------------------------------------------------------------ rule mechanics
@@ -923,15 +799,17 @@ class GameState:
         return None
 
     def _match_key(self) -> int:
+        """The row of the playability table for the discard pile now (as :func:`.cards.match_key`)."""
         top = self.discard[-1]
-        if top == _WILD_CODE:
-            assert self.active_colour is not None
-            return _WILD_CODE + self.active_colour
+        if top == WILD:
+            colour = self.active_colour
+            assert colour is not None
+            return WILD + colour
         return top
 
     def _match_text(self) -> str:
         top = self.discard[-1]
-        if top == _WILD_CODE and self.active_colour is not None:
+        if top == WILD and self.active_colour is not None:
             return f"a Wild with {self.active_colour.name.lower()} chosen"
         return str(top)
 
@@ -944,7 +822,7 @@ class GameState:
         self.rng = rng.shuffle(self.rng, cards)
 
     def _draw_for_dealer(self) -> int:
-        """R-SETUP-2: highest number deals, symbols count zero, ties draw again."""
+        """R-SETUP-2: highest number deals, symbols count zero, ties draw again (D-10)."""
         deck = list(FULL_DECK)
         self._shuffle(deck)
         contenders = list(range(self.players))
@@ -966,7 +844,10 @@ class GameState:
         return contenders[0]
 
     def _deal(self) -> None:
-        """R-SETUP-3: shuffle all 56 cards, deal 7 each from the dealer's left, turn the start card."""
+        """R-SETUP-3: shuffle all 56 cards, deal 7 each from the dealer's left (D-16), turn the start card.
+
+        Every field of the round starts afresh here; the King then chooses a Jester (R-SETUP-5).
+        """
         n = self.players
         deck = list(FULL_DECK)
         self._shuffle(deck)
@@ -1007,31 +888,31 @@ class GameState:
 
     def _apply_start_card(self) -> None:
         """R-SETUP-6: the start card's effect, then the first turn."""
-        start = self.discard[-1]
-        kind = KIND_OF[start]
-        n = self.players
-        if kind is _REVERSE:
+        kind = KIND_OF[self.discard[-1]]
+        if kind is Kind.REVERSE:  # the dealer plays first, going right (D-9)
             self.direction = -1
             if self._events is not None:
                 self._events.append(ev.DirectionChanged(-1))
             self._begin_turn(self.dealer)
-        elif kind is _SKIP:
+        elif kind is Kind.SKIP:  # the dealer's left is skipped (D-16)
             if self._events is not None:
-                self._events.append(ev.Skipped((self.dealer + 1) % n))
-            self._begin_turn((self.dealer + 2) % n)
-        elif kind is _WILD:
-            self.resolving = _SETUP
-            self.decision = COLOUR
-            self.decider = self.king
-        elif kind is _KINGS_CHOICE:
-            self.resolving = _SETUP
-            self.decision = VICTIM
-            self.decider = self.king
+                self._events.append(ev.Skipped((self.dealer + 1) % self.players))
+            self._begin_turn((self.dealer + 2) % self.players)
+        elif kind is Kind.WILD:
+            self._ask_king(COLOUR, _SETUP)
+        elif kind is Kind.KINGS_CHOICE:
+            self._ask_king(VICTIM, _SETUP)
         else:
-            if kind is _JESTER:
+            if kind is Kind.JESTER:
                 assert self.jester is not None
                 self._give(self.jester, 1, "plus")
             self._begin_turn(self.king)
+
+    def _ask_king(self, decision: Decision, resolving: int) -> None:
+        """The King decides out of turn (R-DIGITAL-1): a colour or a victim for ``resolving``'s card."""
+        self.resolving = resolving
+        self.decision = decision
+        self.decider = self.king
 
     def _resume_after_choice(self) -> None:
         """After the King's colour or victim, play goes on from the card's player (R-ACT-PLUS)."""
@@ -1039,7 +920,7 @@ class GameState:
         if player == _SETUP:
             self._begin_turn(self.king)
         else:
-            self._finish_turn(player, (player + self.direction) % self.players)
+            self._finish_turn(player, self.next_seat(player))
 
     def _plus_one(self, target: int, player: int) -> None:
         """A +1 draw; a player who has just gone out takes nothing more (docs/rules.md, D-1)."""
@@ -1050,7 +931,7 @@ class GameState:
         self._give(target, 1, "plus")
 
     def _take_card(self) -> Card | None:
-        """One card from the draw pile, reshuffling the discards if needed; ``None`` if none is left."""
+        """One card from the draw pile, reshuffling the discards if needed (R-TURN-4); ``None`` if none is left."""
         pile = self.draw_pile
         if not pile:
             discard = self.discard
@@ -1077,7 +958,7 @@ class GameState:
             self._events.append(ev.Drew(seat, len(drawn), reason, tuple(drawn)))
 
     def _finish_turn(self, player: int, following: int) -> None:
-        """A turn is fully resolved: end the round, or count the scepter and start the next turn."""
+        """A turn is fully resolved: end the round, or count the scepter (D-6) and start the next turn."""
         if not self.hands[player]:
             self._end_round(player)
             return
@@ -1091,16 +972,10 @@ class GameState:
                     self.fanfare_queued = True
                     if self._events is not None:
                         self._events.append(ev.FanfareSounded(True))
-        if self.fanfare_queued:
-            self._land_fanfare()
-            return
-        self.current = following  # _begin_turn(following), inlined
-        self.decision = TURN
-        self.decider = following
-        if self._events is not None:
-            self._events.append(ev.TurnStarted(following))
+        self._begin_turn(following)
 
     def _begin_turn(self, seat: int) -> None:
+        """``seat``'s turn begins, unless a fanfare waits: then it lands first (R-KING-3)."""
         if self.fanfare_queued:
             self._land_fanfare()
             return
@@ -1126,32 +1001,33 @@ class GameState:
     def _end_round(self, winner: int | None) -> None:
         """Score the round (R-SCORE-1, R-SCORE-4); ``None`` is a stalemate (R-TURN-6)."""
         n = self.players
-        hand_points = [sum(POINTS_OF[card] for card in hand) for hand in self.hands]
+        hand_points = [self.hand_points(seat) for seat in range(n)]
         blocked = winner is None
-        if winner is None:
+        if winner is None:  # the fewest points wins, the first in order of play from the current seat
             fewest = min(hand_points)
-            order = [(self.current + self.direction * k) % n for k in range(1, n + 1)]
-            winner = next(seat for seat in order if hand_points[seat] == fewest)
+            winner = next(seat for seat in (self.next_seat(self.current, k) for k in range(1, n + 1))
+                          if hand_points[seat] == fewest)
         points = sum(hand_points) - hand_points[winner]
-        if self.options.scoring is Scoring.STANDARD:
+        standard = self.options.scoring is Scoring.STANDARD
+        if standard:
             self.scores[winner] += points
         else:
             for seat in range(n):
                 self.scores[seat] += hand_points[seat]
         self.last_round = RoundResult(self.round_no, winner, blocked, points, tuple(hand_points))
-        self.uno_seat = None
+        self.uno_seat = None  # D-8: the end of a round closes any UNO chance and stops the scepter
         self.drawn = None
-        self.fanfare_queued = False
+        self.fanfare_queued = False  # D-14
         self.scepter_running = False
         self.scepter_left = None
         self.decider = None
         if self._events is not None:
             self._events.append(ev.RoundEnded(winner, blocked, points, tuple(hand_points), tuple(self.scores)))
         target = self.options.target_score
-        if self.options.scoring is Scoring.STANDARD:
+        if standard:  # R-SCORE-3
             over = self.options.single_round or self.scores[winner] >= target
             winners: tuple[int, ...] = (winner,) if over else ()
-        else:
+        else:  # R-SCORE-4
             over = self.options.single_round or max(self.scores) >= target
             lowest = min(self.scores)
             winners = tuple(seat for seat in range(n) if self.scores[seat] == lowest)
@@ -1166,7 +1042,7 @@ class GameState:
     # ------------------------------------------------------------------ comparison
 
     def _key(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in _FIELDS)
+        return tuple(getattr(self, name) for name in FIELD_NAMES)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
@@ -1182,18 +1058,4 @@ class GameState:
         )
 
 
-_HANDLERS: Final[dict[type, Any]] = {
-    Play: GameState._on_play,
-    Draw: GameState._on_draw,
-    Keep: GameState._on_keep,
-    ChooseColour: GameState._on_colour,
-    ChooseVictim: GameState._on_victim,
-    ChooseJester: GameState._on_jester,
-    CallUno: GameState._on_call_uno,
-    Catch: GameState._on_catch,
-    Fanfare: GameState._on_fanfare,
-    NextRound: GameState._on_next_round,
-}
-
-# Card codes are the indices of ALL_CARDS; keep the import visible for readers of the tables.
-assert ALL_CARDS[_WILD_CODE] == WILD
+_ACTION_TYPES: Final = (Play, Draw, Keep, ChooseColour, ChooseVictim, ChooseJester, CallUno, Catch, Fanfare, NextRound)

@@ -77,12 +77,12 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python benchmarks/engine_speed.py
 
-# The RL environments against RLCard, with the compiled build (the figures in the README).
+# The RL environments against RLCard, with the compiled build (the figures in docs/benchmarks.md).
 bench-rl: $(COMPILED_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	PYTHONPATH=$(COMPILED) $(BIN)/python benchmarks/rl_speed.py --seconds 2 --repeats 5 --players 2 4 6
 
-# The online tables server under load, as `make run` runs it (the compiled build): the README's figures.
+# The online tables server under load, as `make run` runs it (the compiled build): the figures in docs/benchmarks.md.
 bench-server: $(COMPILED_STAMP)
 	PYTHONPATH=$(COMPILED) $(BIN)/python benchmarks/server_load.py --tables 250 --seconds 30 --repeat 5
 

@@ -25,14 +25,20 @@ ROOT = Path(__file__).resolve().parent.parent
 EXPECT_COMPILED = os.environ.get("ROYAL_REVENGE_EXPECT_COMPILED") == "1"
 
 
-def compiled_modules() -> list[str]:
-    """The module names of setup.py's ``COMPILED`` list."""
+def compiled_paths() -> list[str]:
+    """setup.py's ``COMPILED`` list as setup.py writes it (read from its syntax tree: importing it would build)."""
     tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "COMPILED" for t in node.targets):
             paths = ast.literal_eval(node.value)
-            return [str(Path(p).relative_to("src").with_suffix("")).replace("/", ".") for p in paths]
+            assert isinstance(paths, list) and all(isinstance(path, str) for path in paths), paths
+            return paths
     raise AssertionError("setup.py has no COMPILED list")
+
+
+def compiled_modules() -> list[str]:
+    """The module names of setup.py's ``COMPILED`` list."""
+    return [str(Path(p).relative_to("src").with_suffix("")).replace("/", ".") for p in compiled_paths()]
 
 
 def is_compiled(module_name: str) -> bool:
@@ -41,11 +47,22 @@ def is_compiled(module_name: str) -> bool:
     return file.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
 
 
-def test_the_compiled_list_names_the_hot_modules() -> None:
-    assert compiled_modules() == [
-        "royal_revenge.engine.state", "royal_revenge.engine.observation", "royal_revenge.engine.events",
-        "royal_revenge.narration", "royal_revenge.session.table", "royal_revenge.server.frames",
-        "royal_revenge.server.hub", "royal_revenge.rl.encoding", "royal_revenge.rl.core"]
+def test_every_compiled_path_is_a_module_of_the_package() -> None:
+    """Each entry of ``COMPILED`` is a ``.py`` file of src/royal_revenge that exists, is listed once, is a module
+    (mypyc compiles modules, not a package's ``__init__``) and imports under the name its path gives."""
+    paths = compiled_paths()
+    assert paths, "setup.py compiles nothing"
+    assert len(set(paths)) == len(paths), f"listed twice: {sorted(p for p in paths if paths.count(p) > 1)}"
+    package = ROOT / "src" / "royal_revenge"
+    for path, name in zip(paths, compiled_modules(), strict=True):
+        source = ROOT / path
+        assert source.is_file(), f"{path} (setup.py's COMPILED) does not exist"
+        assert source.suffix == ".py" and source.name != "__init__.py", path
+        assert source.resolve().is_relative_to(package), f"{path} is not in the package"
+        module = importlib.import_module(name)
+        assert module.__name__ == name
+        if not EXPECT_COMPILED and Path(royal_revenge.__file__).resolve().parent == package:
+            assert Path(module.__file__ or "").resolve() == source.resolve(), (name, module.__file__)
 
 
 def test_the_expected_build_is_the_one_loaded() -> None:

@@ -366,6 +366,10 @@ def tournament(
               help="SQLite file or database URL (postgresql://...). Default: a file in the user's data folder.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True)
+@click.option("--log-format", type=click.Choice(["auto", "text", "json"]), default="auto", show_default=True,
+              help="Log lines on standard error: 'text' reads well on a terminal (time, level, logger, message, "
+                   "key=value fields), 'json' is one JSON object per line for a log collector; 'auto' is text when "
+                   "standard error is a terminal and JSON otherwise.")
 @click.option("--sqlite-sync", "sqlite_sync", type=click.Choice(["full", "normal"]), default="full",
               show_default=True,
               help="An SQLite database's durability: 'full' syncs every commit to the disk (an acknowledged move "
@@ -376,8 +380,8 @@ def tournament(
                    "[default: $FORWARDED_ALLOW_IPS or 127.0.0.1]")
 @click.option("--no-rate-limits", is_flag=True,
               help="Lift the per-address rate limits and live-table bound (load tests on a trusted network only).")
-def serve(host: str, port: int, db: str | None, log_level: str, sqlite_sync: str, forwarded_allow_ips: str | None,
-          no_rate_limits: bool) -> None:
+def serve(host: str, port: int, db: str | None, log_level: str, log_format: str, sqlite_sync: str,
+          forwarded_allow_ips: str | None, no_rate_limits: bool) -> None:
     """Run the online tables server (browser page, HTTP API and WebSockets)."""
     import asyncio
     import socket
@@ -405,13 +409,19 @@ def serve(host: str, port: int, db: str | None, log_level: str, sqlite_sync: str
     finally:
         probe.close()
 
+    import logging
+
     import uvicorn
 
     from .server.app import create_app
     from .server.websocket import SERVER_OPTIONS
 
-    configure_logging(log_level)
-    click.echo(f"UNO Royal Revenge: open http://{host}:{port}/ (database {url.split('://')[0]})", err=True)
+    chosen = configure_logging(log_level, log_format)
+    greeting = f"UNO Royal Revenge: open http://{host}:{port}/ (database {url.split('://')[0]})"
+    if chosen == "text":
+        click.echo(greeting, err=True)  # (a person reads it at any log level)
+    else:  # every line on standard error is a JSON object
+        logging.getLogger("royal_revenge.server").info(greeting)
     import gc
 
     from .server.throttle import DEFAULT_LIMITS, LIFTED

@@ -37,22 +37,15 @@ from royal_revenge.engine import (
 from royal_revenge.engine.position import position
 
 from .randomplay import GameSpec, drive, game_specs
+from .rules_page import rule_ids
 from .test_notation import EVERY_ACTION
 
-RULE_IDS = frozenset(
-    [
-        "R-ACT-JEST", "R-ACT-KC", "R-ACT-PLUS", "R-ACT-REV", "R-ACT-SKIP", "R-ACT-WILD", "R-DECK-1",
-        "R-DECK-2", "R-DIGITAL-1", "R-DIGITAL-2", "R-DIGITAL-3", "R-KING-1", "R-KING-2", "R-KING-3",
-        "R-KING-4", "R-SCORE-1", "R-SCORE-2", "R-SCORE-3", "R-SCORE-4", "R-SCORE-5", "R-SETUP-1", "R-SETUP-2",
-        "R-SETUP-3", "R-SETUP-4", "R-SETUP-5", "R-SETUP-6", "R-TURN-1", "R-TURN-2", "R-TURN-3", "R-TURN-4",
-        "R-TURN-5", "R-TURN-6", "R-UNO-1", "R-UNO-2", "R-UNO-3",
-    ]
-)
-"""The rule ids of RULES.md."""
+RULE_IDS = rule_ids()
+"""The rule ids of docs/rules.md (the shared RULES.md restated in the repository)."""
 
 
 def refused(state: GameState, seat: Any, action: Any, rule: str | None = None, *, named: bool = True) -> str:
-    """Apply must raise IllegalActionError naming a rule of RULES.md and leave the state exactly as it was.
+    """Apply must raise IllegalActionError naming a rule of docs/rules.md and leave the state exactly as it was.
 
     Checked for both ``apply`` and ``step``; returns the message.
     """

@@ -14,6 +14,7 @@ dealt at random among the other hands and the draw pile.
 from __future__ import annotations
 
 import copy
+import operator
 import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -23,7 +24,7 @@ from typing import Any, Final
 from .cards import CARD_TEXT, FULL_DECK, Card, Colour
 from .fields import STATE_FIELDS, Form, Seen
 from .options import GameOptions
-from .records import write_value
+from .records import writer
 from .state import DRAWN, Decision, GameState, Outcome, Pending, RoundResult
 
 __all__ = ["Observation", "PublicJSON", "observation_json", "own_json"]
@@ -39,12 +40,15 @@ _SHOWN: Final = tuple(
 _PLAIN_FORMS: Final = (Form.SEAT, Form.SEAT_OR_NONE, Form.SEAT_OR_SETUP, Form.DIRECTION, Form.FLAG, Form.COUNT,
                        Form.ROUND_NUMBER, Form.SEAT_SET)
 _PLAIN: Final = tuple(name for name, shown, form in _SHOWN if form in _PLAIN_FORMS)
+_WRITTEN_AS: Final = tuple((shown, writer(form)) for name, shown, form in _SHOWN)
+"""The shown fields' keys with the function that writes each as JSON (``None``: as it is)."""
+_OPTIONS_WRITER: Final = writer(Form.OPTIONS)
+_READ_SHOWN: Final = operator.attrgetter(*[name for name, _, _ in _SHOWN])
+"""The shown fields' values read from a state, at once (a single C call)."""
+_READ_OBSERVED: Final = operator.attrgetter(*[shown for _, shown, _ in _SHOWN])
+_LISTS_SHOWN: Final = tuple(index for index, (_, _, form) in enumerate(_SHOWN) if form in (Form.CARDS, Form.POINTS))
+"""Where the shown values are lists in a state (tuples in an observation)."""
 """The shown fields that are plain numbers or flags (their JSON is the value itself)."""
-
-
-def _frozen(value: Any) -> Any:
-    """An observation holds tuples where the state holds lists."""
-    return tuple(value) if isinstance(value, list) else value
 
 
 def _thawed(value: Any) -> Any:
@@ -56,24 +60,24 @@ def _thawed(value: Any) -> Any:
 class Observation:
     """One seat's view of a game (``seat`` is ``None`` for a spectator, whose ``hand`` is empty)."""
 
+    # First what the observer sees in their own way, then the public fields in the order of
+    # engine/fields.py (Observation.of fills them in that order; tests/engine/test_fields.py checks it).
     seat: int | None
-    options: GameOptions
-    round_no: int
-    dealer: int
     hand: tuple[Card, ...]
-    discard_pile: tuple[Card, ...]
-    """Bottom to top; everything in it was seen when played."""
-    active_colour: Colour | None
     draw_pile_size: int
     hand_sizes: tuple[int, ...]
-    scores: tuple[int, ...]
-    king: int
-    jester: int | None
-    direction: int
-    current: int
     pending: Pending
     drawn: Card | None
     """The card the observer just drew, while they decide to play or keep it."""
+    options: GameOptions
+    discard_pile: tuple[Card, ...]
+    """Bottom to top; everything in it was seen when played."""
+    active_colour: Colour | None
+    direction: int
+    king: int
+    jester: int | None
+    dealer: int
+    current: int
     resolving: int
     """Whose card's colour or victim the King is choosing (-1: the start card)."""
     jester_for_setup: bool
@@ -84,6 +88,8 @@ class Observation:
     scepter_running: bool
     turns_since_scepter: int
     passes: int
+    scores: tuple[int, ...]
+    round_no: int
     last_round: RoundResult | None
     outcome: Outcome | None
 
@@ -97,14 +103,17 @@ class Observation:
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players):
             raise ValueError(f"there is no seat {seat!r} at a table of {state.players}")
         own = seat is not None and state.decision is DRAWN and state.decider == seat
+        shown = list(_READ_SHOWN(state))
+        for index in _LISTS_SHOWN:
+            shown[index] = tuple(shown[index])
         return cls(
-            seat=seat,
-            hand=tuple(state.hands[seat]) if seat is not None else (),
-            draw_pile_size=len(state.draw_pile),
-            hand_sizes=tuple(len(hand) for hand in state.hands),
-            pending=state.pending,
-            drawn=state.drawn if own else None,
-            **{shown: _frozen(getattr(state, name)) for name, shown, _ in _SHOWN},
+            seat,
+            tuple(state.hands[seat]) if seat is not None else (),
+            len(state.draw_pile),
+            tuple([len(hand) for hand in state.hands]),
+            Pending(state.decision, state.decider),
+            state.drawn if own else None,
+            *shown,
         )
 
     @property
@@ -151,7 +160,7 @@ class Observation:
         if turns is not None and self.scepter_running and not self.fanfare_queued:
             low, high = turns
             scepter_left = rng.randint(max(low, self.turns_since_scepter + 1), high) - self.turns_since_scepter
-        values = {name: _thawed(getattr(self, shown)) for name, shown, _ in _SHOWN}
+        values = {name: _thawed(value) for (name, _, _), value in zip(_SHOWN, _READ_OBSERVED(self), strict=True)}
         values.update(
             players=n,
             hands=hands,
@@ -197,9 +206,14 @@ def _json(
         "pending": {"kind": _DECISION_NAMES[decision], "seat": decider},
         "drawn": CARD_TEXT[drawn] if drawn is not None else None,
     }
-    for name, shown, form in _SHOWN:
-        value = getattr(source, name if isinstance(source, GameState) else shown)
-        data[shown] = _options_json(value) if share and form is Form.OPTIONS else write_value(form, value)
+    values = _READ_SHOWN(source) if isinstance(source, GameState) else _READ_OBSERVED(source)
+    for (shown, write), value in zip(_WRITTEN_AS, values, strict=True):
+        if write is None:
+            data[shown] = value
+        elif write is _OPTIONS_WRITER and share:
+            data[shown] = _options_json(value)
+        else:
+            data[shown] = write(value)
     return data
 
 

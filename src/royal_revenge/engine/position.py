@@ -15,7 +15,7 @@ True
 (engine/fields.py), in its order, as ``key=value`` separated by spaces. Cards are in card
 notation, joined by ``.`` (``-`` for none); hands are separated by ``/``; a missing seat,
 card or colour is ``-``; flags are ``1`` or ``0``; the decision is its name; the generator
-is 16 hex digits; the options, the last round and the outcome are compact JSON.
+is 16 hex digits; the options, the last round and the outcome are compact JSON (``-`` for none).
 docs/records.md describes it with an example.
 
 >>> line = state.position()
@@ -152,19 +152,20 @@ def position(
 
 _NONE: Final = "-"
 _JSON_FORMS: Final = (Form.OPTIONS, Form.ROUND_OR_NONE, Form.OUTCOME_OR_NONE)
-_NONE_FORMS: Final = (Form.CARD_OR_NONE, Form.COLOUR_OR_NONE, Form.SEAT_OR_NONE, Form.COUNT_OR_NONE)
+_NONE_FORMS: Final = (Form.CARD_OR_NONE, Form.COLOUR_OR_NONE, Form.SEAT_OR_NONE, Form.COUNT_OR_NONE,
+                      Form.ROUND_OR_NONE, Form.OUTCOME_OR_NONE)
 _WRITTEN: Final = tuple(f for f in STATE_FIELDS if f.key)
 
 
 def _to_text(form: Form, value: Any) -> str:
+    if value is None:
+        return _NONE
     if form in _JSON_FORMS:
         return json.dumps(value, separators=(",", ":"))
     if form is Form.HANDS:
         return "/".join(".".join(hand) for hand in value)
     if form is Form.CARDS or form is Form.POINTS:
         return ".".join(str(item) for item in value) or _NONE
-    if value is None:
-        return _NONE
     if form is Form.FLAG:
         return "1" if value else "0"
     return str(value)
@@ -173,6 +174,8 @@ def _to_text(form: Form, value: Any) -> str:
 def _from_text(form: Form, key: str, text: str) -> Any:
     """A field's text as the document's value (the document reader then checks it)."""
     try:
+        if text == _NONE and form in _NONE_FORMS:
+            return None
         if form in _JSON_FORMS:
             return json.loads(text)
         if form is Form.HANDS:
@@ -181,8 +184,6 @@ def _from_text(form: Form, key: str, text: str) -> Any:
             return [] if text == _NONE else text.split(".")
         if form is Form.POINTS:
             return [] if text == _NONE else [int(points) for points in text.split(".")]
-        if text == _NONE and form in _NONE_FORMS:
-            return None
         if form is Form.FLAG:
             if text not in ("0", "1"):
                 raise ValueError(text)

@@ -21,7 +21,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -60,27 +60,42 @@ def _cards(cards: Sequence[Card]) -> list[str]:
 # A state document holds every field of engine/fields.py under its key, each written as its form says.
 
 
+def _card_or_none(card: Card | None) -> str | None:
+    return None if card is None else CARD_TEXT[card]
+
+
+def _letter_or_none(colour: Colour | None) -> str | None:
+    return None if colour is None else colour.letter
+
+
+def _json_or_none(value: RoundResult | Outcome | None) -> dict[str, Any] | None:
+    return None if value is None else value.to_json()
+
+
+_WRITERS: Final[dict[Form, Callable[[Any], Any]]] = {
+    Form.OPTIONS: GameOptions.to_json,
+    Form.HANDS: lambda hands: [_cards(hand) for hand in hands],
+    Form.CARDS: _cards,
+    Form.CARD_OR_NONE: _card_or_none,
+    Form.COLOUR_OR_NONE: _letter_or_none,
+    Form.DECISION: lambda decision: decision.name.lower(),
+    Form.POINTS: list,
+    Form.ROUND_OR_NONE: _json_or_none,
+    Form.OUTCOME_OR_NONE: _json_or_none,
+    Form.GENERATOR: lambda value: f"{value:016x}",
+}
+"""How each form is written as JSON; the others (seats, counts, flags, the direction) are written as they are."""
+
+
+def writer(form: Form) -> Callable[[Any], Any] | None:
+    """The function that writes a value of ``form`` as JSON, or ``None`` when the value is its own JSON."""
+    return _WRITERS.get(form)
+
+
 def write_value(form: Form, value: Any) -> Any:
     """A field's value as JSON."""
-    if form is Form.OPTIONS:
-        return value.to_json()
-    if form is Form.HANDS:
-        return [_cards(hand) for hand in value]
-    if form is Form.CARDS:
-        return _cards(value)
-    if form is Form.CARD_OR_NONE:
-        return None if value is None else CARD_TEXT[value]
-    if form is Form.COLOUR_OR_NONE:
-        return None if value is None else value.letter
-    if form is Form.DECISION:
-        return value.name.lower()
-    if form is Form.POINTS:
-        return list(value)
-    if form is Form.ROUND_OR_NONE or form is Form.OUTCOME_OR_NONE:
-        return None if value is None else value.to_json()
-    if form is Form.GENERATOR:
-        return f"{value:016x}"
-    return value  # seats, counts, flags, the direction: as they are
+    write = _WRITERS.get(form)
+    return value if write is None else write(value)
 
 
 _DECISIONS: Final = {decision.name.lower(): decision for decision in Decision}

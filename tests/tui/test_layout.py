@@ -53,7 +53,7 @@ def assert_in_view(screen: TableScreen) -> None:
     game = view["game"]
     assert screen.scroll_offset.y == 0, "the screen is scrolled"
     table = on_screen(screen, "#table-info")
-    assert card_name(game["top"]) in table
+    assert card_name(screen.view, game["top"]) in table
     if game.get("active_colour"):
         assert {"R": "RED", "Y": "YELLOW", "G": "GREEN", "B": "BLUE"}[game["active_colour"]] in table
     prompt = on_screen(screen, "#prompt")
@@ -70,7 +70,7 @@ def assert_in_view(screen: TableScreen) -> None:
     assert len(hand.splitlines()) <= box.height
     assert all(len(line) <= box.width for line in hand.splitlines()), hand  # so no chip breaks across lines
     for card in game["hand"]:
-        assert card_name(card) in hand, (card, hand)
+        assert card_name(screen.view, card) in hand, (card, hand)
     on_screen(screen, "#notice")
     if screen.royal_kind() is not None:
         choices = on_screen(screen, "#royal")

@@ -263,7 +263,8 @@ async def test_a_drawn_card_that_does_not_match_is_not_offered_as_a_play() -> No
         assert "keep it" in on_screen(screen, "#prompt")
         await pilot.press("p")
         screen = await shown(pilot, app, client)
-        assert "does not match" in on_screen(screen, "#notice")
+        notice = on_screen(screen, "#notice")  # (the table's own words: the card, the pile, what to do)
+        assert "doesn't match" in notice and "on the pile: keep it" in notice, notice
         assert_in_view(screen)
 
 

@@ -257,8 +257,10 @@ def describe_hint(observation: Observation, name: Name) -> str | None:
     if seat == viewer:
         if kind is Decision.VICTIM:
             return "Anyone can be chosen: even you, or whoever played the King's Choice"
-        if kind is Decision.COLOUR and observation.resolving != viewer:
-            return "The King, not the player of the Wild, chooses the colour"
+        if kind is Decision.COLOUR:
+            if observation.resolving != viewer:
+                return "The King, not the player of the Wild, chooses the colour"
+            return "The Wild takes the colour you name"
         if kind is Decision.JESTER:
             return "The Jester draws one card whenever a Jester card is played"
     uno = observation.uno_seat

@@ -20,7 +20,7 @@ export function RoyalChooser({ view, kind, legal, onChoose }) {
   return html`
     <section id="royal" class=${`royal-sheet ${kind}`} role="region" aria-labelledby="royal-title">
       <h2 id="royal-title"><span aria-hidden="true">👑</span> ${view.prompt || ""}</h2>
-      ${view.hint && html`<p class="royal-help">${view.hint}</p>`}
+      ${view.hint && html`<p id="hint" class="royal-help">${view.hint}</p>`}
       <div class="royal-choices">
         ${kind === "colour" && legal.map((action) => html`
           <button key=${action.colour} type="button" class=${`colour-choice c-${action.colour}`} data-colour=${action.colour}

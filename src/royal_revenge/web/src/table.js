@@ -86,7 +86,7 @@ function SeatView({ view, seat, rel, next, left, catchable, bubble }) {
         ${uno && html`<span class="uno-mark">UNO</span>`}
         ${deciding && left !== null && html`<span class="clock" aria-hidden="true">${Math.ceil(left)}</span>`}
         ${catchable && html`<button type="button" class="catch" data-seat=${seat} onClick=${() => act(catchable)}
-          aria-label=${labelOf(view, catchable)}>Catch!</button>`}
+          aria-label=${labelOf(view, catchable)} aria-describedby=${view.hint ? "hint" : undefined}>Catch!</button>`}
         ${bubble && html`<span class="bubble" aria-hidden="true">${bubble}</span>`}
       </div>
       <div class="seat-text">

@@ -18,8 +18,10 @@ from .engine import (
     ChooseColour,
     ChooseJester,
     ChooseVictim,
+    Colour,
     Decision,
     Draw,
+    Fanfare,
     Keep,
     Kind,
     Observation,
@@ -28,7 +30,17 @@ from .engine import (
 from .engine import events as ev
 from .engine.cards import ALL_CARDS, is_playable
 
-__all__ = ["MADE_FOR", "card_words", "describe_event", "describe_hint", "describe_pending", "explain_refusal"]
+__all__ = [
+    "GLOSSARY",
+    "MADE_FOR",
+    "action_label",
+    "action_labels",
+    "card_words",
+    "describe_event",
+    "describe_hint",
+    "describe_pending",
+    "explain_refusal",
+]
 
 _KIND_WORDS: Final = {
     Kind.REVERSE: "Reverse",
@@ -52,6 +64,18 @@ _CARD_WORDS: Final = tuple(_words(card) for card in ALL_CARDS)
 def card_words(card: Card) -> str:
     """``blue Jester``, ``red 7``, ``Wild``."""
     return _CARD_WORDS[card]
+
+
+_COLOUR_WORDS: Final = tuple(colour.name.lower() for colour in Colour)
+
+GLOSSARY: Final[dict[str, dict[str, str]]] = {
+    "cards": {str(card): _CARD_WORDS[card] for card in ALL_CARDS},
+    "colours": {colour.letter: _COLOUR_WORDS[colour] for colour in Colour},
+    "actions": {"play": "Play", "draw": "Draw", "keep": "Keep", "uno": "UNO!", "catch": "Catch"},
+}
+"""The words every front end shows for the cards (by notation), the colours (by letter) and the action buttons
+(by action type, for a button whose action is not legal now: a legal action has its own words, :func:`action_label`).
+Sent once to each connection, as the view's ``glossary`` (docs/protocol.md): read it, never change it."""
 
 
 Name = Callable[[int], str]
@@ -233,8 +257,10 @@ def describe_hint(observation: Observation, name: Name) -> str | None:
     if seat == viewer:
         if kind is Decision.VICTIM:
             return "Anyone can be chosen: even you, or whoever played the King's Choice"
-        if kind is Decision.COLOUR and observation.resolving != viewer:
-            return "The King, not the player of the Wild, chooses the colour"
+        if kind is Decision.COLOUR:
+            if observation.resolving != viewer:
+                return "The King, not the player of the Wild, chooses the colour"
+            return "The Wild takes the colour you name"
         if kind is Decision.JESTER:
             return "The Jester draws one card whenever a Jester card is played"
     uno = observation.uno_seat
@@ -317,6 +343,44 @@ def explain_refusal(observation: Observation, action: object, legal: Sequence[An
             return "You cannot be your own Jester: choose another player"
         return "There is no such player at this table"
     return "That cannot be done now"
+
+
+# ---------------------------------------------------------------------- the legal actions' words
+
+_PLAY_LABELS: Final = tuple(f"Play {words}" for words in _CARD_WORDS)
+_UNO_PLAY_LABELS: Final = tuple(f"Play {words} and call UNO" for words in _CARD_WORDS)
+_ACTION_WORDS: Final = GLOSSARY["actions"]
+
+
+def action_label(action: AnyAction, viewer: int | None, name: Name) -> str:
+    """The words of a button for ``action``, as ``viewer`` (the seat it is legal for) reads them.
+
+    >>> names = ["Ann", "Bob"].__getitem__
+    >>> [action_label(action, 0, names) for action in (Play(Card.parse("R7")), Play(Card.parse("W"), True), Draw(),
+    ...                                                  ChooseColour(Colour.RED), ChooseVictim(0), Catch(1))]
+    ['Play red 7', 'Play Wild and call UNO', 'Draw', 'red', 'Ann (you)', 'Catch Bob!']
+    """
+    if isinstance(action, Play):
+        return (_UNO_PLAY_LABELS if action.uno else _PLAY_LABELS)[action.card]
+    if isinstance(action, Draw):
+        return _ACTION_WORDS["draw"]
+    if isinstance(action, Keep):
+        return _ACTION_WORDS["keep"]
+    if isinstance(action, ChooseColour):
+        return _COLOUR_WORDS[action.colour]
+    if isinstance(action, (ChooseVictim, ChooseJester)):
+        return name(action.seat) + (" (you)" if action.seat == viewer else "")
+    if isinstance(action, CallUno):
+        return _ACTION_WORDS["uno"]
+    if isinstance(action, Catch):
+        return f"Catch {name(action.seat)}!"
+    # (the table's own actions, never legal for a seat: worded all the same)
+    return "Sound the fanfare" if isinstance(action, Fanfare) else "Deal the next round"
+
+
+def action_labels(actions: Sequence[AnyAction], viewer: int | None, name: Name) -> list[str]:
+    """:func:`action_label` of each action, in order: the view's ``legal_labels`` beside its ``legal``."""
+    return [action_label(action, viewer, name) for action in actions]
 
 
 def _uno_with_play(observation: Observation) -> str:

@@ -4,6 +4,7 @@ fanfare, a catch, a time-out and a resize. Checked on the widgets' places on the
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -53,7 +54,7 @@ def assert_in_view(screen: TableScreen) -> None:
     game = view["game"]
     assert screen.scroll_offset.y == 0, "the screen is scrolled"
     table = on_screen(screen, "#table-info")
-    assert card_name(game["top"]) in table
+    assert card_name(screen.view, game["top"]) in table
     if game.get("active_colour"):
         assert {"R": "RED", "Y": "YELLOW", "G": "GREEN", "B": "BLUE"}[game["active_colour"]] in table
     prompt = on_screen(screen, "#prompt")
@@ -70,7 +71,7 @@ def assert_in_view(screen: TableScreen) -> None:
     assert len(hand.splitlines()) <= box.height
     assert all(len(line) <= box.width for line in hand.splitlines()), hand  # so no chip breaks across lines
     for card in game["hand"]:
-        assert card_name(card) in hand, (card, hand)
+        assert card_name(screen.view, card) in hand, (card, hand)
     on_screen(screen, "#notice")
     if screen.royal_kind() is not None:
         choices = on_screen(screen, "#royal")
@@ -263,7 +264,8 @@ async def test_a_drawn_card_that_does_not_match_is_not_offered_as_a_play() -> No
         assert "keep it" in on_screen(screen, "#prompt")
         await pilot.press("p")
         screen = await shown(pilot, app, client)
-        assert "does not match" in on_screen(screen, "#notice")
+        notice = on_screen(screen, "#notice")  # (the table's own words: the card, the pile, what to do)
+        assert "doesn't match" in notice and "on the pile: keep it" in notice, notice
         assert_in_view(screen)
 
 
@@ -286,3 +288,35 @@ async def test_a_bad_setting_is_explained_in_view_at_80x24() -> None:
         assert error.display and screen.region.contains_region(error.region), error.region
         text = str(error.render())
         assert text == "The target score must be a whole number of points, at least 1", text
+
+
+async def test_the_terminal_shows_the_tables_words_for_the_cards_and_the_actions() -> None:
+    """The cards, the colour and every button read as the view's ``glossary`` and ``legal_labels`` say: with
+    other words in the view, the screen shows those (the terminal keeps no copy of them)."""
+    app, client = catch_moment()
+    async with app.run_test(size=LARGE) as pilot:
+        screen = await shown(pilot, app, client)
+        view = screen.view
+        assert view is not None
+        legal, labels = view["legal"], view["legal_labels"]
+        catch = next(index for index, action in enumerate(legal) if action["type"] == "catch")
+        assert labels[catch] in on_screen(screen, "#actions")
+        changed = copy.deepcopy(view)
+        changed["glossary"]["cards"] = {card: f"card {card}!" for card in view["glossary"]["cards"]}
+        changed["glossary"]["colours"] = {letter: f"hue {letter}" for letter in view["glossary"]["colours"]}
+        changed["glossary"]["actions"] = {kind: f"{kind.upper()}-word" for kind in view["glossary"]["actions"]}
+        changed["legal_labels"] = [f"label {index}" for index in range(len(legal))]
+        screen.view = changed
+        await pilot.pause()
+        actions = on_screen(screen, "#actions")
+        assert f"label {catch}" in actions, actions
+        for kind in ("draw", "keep", "uno"):
+            found = [index for index, action in enumerate(legal) if action["type"] == kind]
+            assert (f"label {found[0]}" if found else f"{kind.upper()}-word") in actions, (kind, actions)
+        hand = on_screen(screen, "#hand")
+        for card in changed["game"]["hand"]:
+            assert f"card {card}!" in hand, (card, hand)
+        table = on_screen(screen, "#table-info")
+        assert f"card {changed['game']['top']}!" in table, table
+        if changed["game"].get("active_colour"):
+            assert f"HUE {changed['game']['active_colour']}" in table, table

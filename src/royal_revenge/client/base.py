@@ -34,7 +34,8 @@ def merge_state(previous: dict[str, Any] | None, message: dict[str, Any]) -> dic
     replace the previous game's, and its ``log`` entries are appended to the previous ones,
     dropping those numbered below ``log_from``. Every other key, ``chat`` (the table's last 50 chat
     lines, sent whole whenever a line is added), ``muted`` and ``rematch_requests`` included, is
-    simply replaced.
+    simply replaced. The ``glossary`` (the words of the cards and buttons) comes in a connection's first
+    whole view only, and is kept through the later ones.
 
     >>> first = {"full": True, "view": {"seats": ["A"], "game": {"top": "R1", "king": 0}, "log": [{"n": 1}]}}
     >>> view = merge_state(None, first)
@@ -46,6 +47,8 @@ def merge_state(previous: dict[str, Any] | None, message: dict[str, Any]) -> dic
     """
     view: dict[str, Any] = message["view"]
     if message.get("full", True) or previous is None:
+        if "glossary" not in view and previous is not None and "glossary" in previous:
+            view["glossary"] = previous["glossary"]  # (sent once per connection: the words never change)
         return view
     merged = {**previous, **view}
     game, before = view.get("game"), previous.get("game")

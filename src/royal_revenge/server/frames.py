@@ -15,6 +15,7 @@ from typing import Any, Final
 import msgspec
 
 from ..engine import AnyAction
+from ..narration import GLOSSARY
 from ..session import Table
 
 __all__ = ["Frames", "Sent"]
@@ -59,11 +60,16 @@ class Frames:
         if own_game is not None:
             view["game"] = {**shared["game"], **own_game}
             view["legal"] = [action.to_json() for action in legal or ()]
+            view["legal_labels"] = labels = self.table.legal_labels(seat, legal or ())
             view["prompt"], view["hint"] = prompts = self.table.prompt_view(seat)
-            sent.remember(own_game, _legal_json(legal or ()), prompts)
+            sent.remember(own_game, _legal_json(legal or (), labels), prompts)
         else:
             sent.forget()
         view["log"] = self.table.log_view(seat, 0)
+        if not sent.glossary:
+            # (the words never change: a connection is sent them once, and keeps them through later whole views)
+            view["glossary"] = GLOSSARY
+            sent.glossary = True
         message: dict[str, Any] = {"type": "state", "version": self.version, "server_time": self.now,
                                    "full": True, "view": view}
         if ack is not None:
@@ -91,7 +97,7 @@ class Frames:
                     mine.append(b'"hand":' + hand)
                 if not sent.in_game or drawn != sent.drawn:
                     mine.append(b'"drawn":' + _encode_json(drawn))
-            legal_json = _legal_json(legal or ())
+            legal_json = _legal_json(legal or (), self.table.legal_labels(seat, legal) if legal else [])
             new_legal = legal_json != sent.legal
             prompt, hint = self.table.prompt_view(seat)
             if prompt != sent.prompt:
@@ -152,12 +158,15 @@ class Frames:
 
 class Sent:
     """What one connection was last sent of the parts of its view that are its own: its seat, hand, drawn card,
-    legal actions, prompt and hint, encoded (strings and bytes, which the garbage collector does not track: a
-    connection keeps them from one move to the next, and a busy server has thousands of connections)."""
+    legal actions (with their labels), prompt and hint, encoded (strings and bytes, which the garbage collector does
+    not track: a connection keeps them from one move to the next, and a busy server has thousands of connections),
+    and whether it has the glossary."""
 
-    __slots__ = ("drawn", "hand", "hint", "in_game", "legal", "prompt", "seat")
+    __slots__ = ("drawn", "glossary", "hand", "hint", "in_game", "legal", "prompt", "seat")
 
     def __init__(self) -> None:
+        self.glossary = False
+        """Whether the connection was sent the ``glossary`` (in its first whole view)."""
         self.in_game = False
         self.seat: int | None = None
         self.hand = b""
@@ -176,11 +185,12 @@ class Sent:
         self.prompt = self.hint = None
 
 
-_NO_LEGAL: Final = b'"legal":[]'
+_NO_LEGAL: Final = b'"legal":[],"legal_labels":[]'
 
 
-def _legal_json(actions: Sequence[AnyAction]) -> bytes:
-    """``"legal":[...]``, the actions' JSON forms (each encoded once: the engine's actions are shared instances)."""
+def _legal_json(actions: Sequence[AnyAction], labels: list[str]) -> bytes:
+    """``"legal":[...],"legal_labels":[...]``, the actions' JSON forms (each encoded once: the engine's actions are
+    shared instances) and their words."""
     if not actions:
         return _NO_LEGAL  # (every seat but the one deciding, most of the time)
     pieces = []
@@ -191,7 +201,7 @@ def _legal_json(actions: Sequence[AnyAction]) -> bytes:
                 _ACTION_JSON.clear()
             cached = _ACTION_JSON[id(action)] = (action, _encode_json(action.to_json()))
         pieces.append(cached[1])
-    return b'"legal":[' + b",".join(pieces) + b"]"
+    return b'"legal":[' + b",".join(pieces) + b'],"legal_labels":' + _encode_json(labels)
 
 
 _ACTION_JSON: Final[dict[int, tuple[AnyAction, bytes]]] = {}

@@ -48,7 +48,15 @@ from ..engine import (
 )
 from ..engine import events as ev
 from ..engine.rng import SplitMix64
-from ..narration import MADE_FOR, describe_event, describe_hint, describe_pending, explain_refusal
+from ..narration import (
+    GLOSSARY,
+    MADE_FOR,
+    action_labels,
+    describe_event,
+    describe_hint,
+    describe_pending,
+    explain_refusal,
+)
 
 __all__ = ["BOT_LEVELS", "CODE_LENGTH", "NAME_LENGTH", "RESTART_GRACE_SECONDS", "SLOW_LEVELS", "BotTurn", "Phase",
            "SeatKind", "Seat", "TableError", "TableSettings", "Table", "LoggedMove", "display_code", "new_code",
@@ -902,9 +910,10 @@ class Table:
         are the table's cached objects rather than copies: for a caller that only reads them.
 
         A view is :meth:`shared_view` (the same for everyone) with the seat's own parts laid over
-        it: ``you``, ``legal`` (:meth:`legal_view`), the game's ``seat``, ``hand`` and ``drawn``
-        (:meth:`own_game_view`) and ``log`` (:meth:`log_view`). The server sends each connection
-        only the parts that changed, and works out the shared part's changes once for everyone.
+        it: ``you``, ``legal`` (:meth:`legal_view`) and its ``legal_labels``, the game's ``seat``, ``hand`` and
+        ``drawn`` (:meth:`own_game_view`) and ``log`` (:meth:`log_view`), and the words of the cards and buttons
+        (``glossary``, the same in every view). The server sends each connection only the parts that changed
+        (the glossary once), and works out the shared part's changes once for everyone.
         """
         shared = self.shared_view()
         data = shared.copy()
@@ -914,8 +923,10 @@ class Table:
             game.update(self.own_game_view(seat))
             data["game"] = game
             data["legal"] = self.legal_view(seat)
+            data["legal_labels"] = self.legal_labels(seat)
             data["prompt"], data["hint"] = self.prompt_view(seat)
         data["log"] = self.log_view(seat, log_after)
+        data["glossary"] = GLOSSARY
         if not share:
             data = copy.deepcopy(data)
         return data
@@ -945,6 +956,7 @@ class Table:
         if self.game is not None:
             data["game"] = self._public.of(self.game.state)
             data["legal"] = []
+            data["legal_labels"] = []
             data["decision_deadline"] = self.deadlines.decision
             data["next_round_deadline"] = self.deadlines.next_round
             data["uno_called"] = self.uno_called()
@@ -1002,6 +1014,11 @@ class Table:
     def legal_view(self, seat: int | None) -> list[dict[str, Any]]:
         """The actions ``seat`` may take now, as JSON (none for a spectator or between games)."""
         return [action.to_json() for action in self.legal_actions(seat)]
+
+    def legal_labels(self, seat: int | None, legal: Sequence[AnyAction] | None = None) -> list[str]:
+        """The words of each of ``seat``'s legal actions (``legal``, by default :meth:`legal_actions`), in their
+        order (:func:`~royal_revenge.narration.action_labels`): what the front ends show on their buttons."""
+        return action_labels(self.legal_actions(seat) if legal is None else legal, seat, self._name)
 
     def legal_actions(self, seat: int | None) -> list[AnyAction]:
         """The actions ``seat`` may take now (none for a spectator or between games)."""

@@ -1,9 +1,10 @@
 """Views to Textual markup: pure functions of the view dict the table sends (no rules here).
 
 Every card reads in words (``red 7``, ``blue Jester``, ``Wild``), so the hand reads the same without
-colour; colour only adds to it. The sentences about the game (whose decision it is, the hints, the log,
-the refusals) are the table's own (``view["prompt"]``, ``view["hint"]``, the log's ``text``), the same
-words the browser game shows; this module only lays them out for a terminal of a given size.
+colour; colour only adds to it. Every word about the game is the table's own, the same the browser game
+shows: the cards', the colours' and the buttons' (the view's ``glossary``), each legal action's
+(``legal_labels``), whose decision it is and the hints (``prompt``, ``hint``), the log's ``text`` and the
+refusals. This module only lays them out for a terminal of a given size.
 """
 
 from __future__ import annotations
@@ -14,15 +15,18 @@ from typing import Any, Final
 from textual.markup import escape
 
 __all__ = [
-    "COLOURS",
     "WATCHING_TEXT",
+    "button_word",
     "card_markup",
     "card_name",
     "clock_markup",
+    "colour_name",
     "decider_of",
     "hand_lines",
+    "label_of",
     "legal_of",
     "log_tail",
+    "play_choice",
     "players_markup",
     "results_markup",
     "result_key",
@@ -33,8 +37,6 @@ __all__ = [
     "target_words",
 ]
 
-COLOURS: Final = {"R": "red", "Y": "yellow", "G": "green", "B": "blue"}
-_WORDS: Final = {"R": "Reverse", "S": "Skip", "K": "King's Choice", "J": "Jester"}
 _STYLE: Final = {
     "R": "bold #ffffff on #b71c1c",
     "Y": "bold #1a1a1a on #fdd835",
@@ -49,25 +51,59 @@ WATCHING_TEXT: Final = "You are watching this table: you hold no cards and make 
 """Where a spectator's hand would be."""
 
 
-def card_name(text: str) -> str:
-    """``red 7``, ``blue Jester``, ``Wild``."""
-    if text == "W":
-        return "Wild"
-    colour = COLOURS.get(text[:1], "?")
-    rest = text[1:]
-    return f"{colour} {_WORDS.get(rest, rest)}"
+def _glossary(view: dict[str, Any] | None, part: str) -> dict[str, str]:
+    words: dict[str, str] = ((view or {}).get("glossary") or {}).get(part) or {}
+    return words
+
+
+def card_name(view: dict[str, Any] | None, text: str) -> str:
+    """A card's words from the table's glossary: ``red 7``, ``blue Jester``, ``Wild``."""
+    return _glossary(view, "cards").get(text, text)
+
+
+def colour_name(view: dict[str, Any] | None, letter: str) -> str:
+    """A colour's words from the table's glossary: ``red``."""
+    return _glossary(view, "colours").get(letter, letter)
+
+
+def button_word(view: dict[str, Any] | None, kind: str) -> str:
+    """The word of the button for an action type (``draw``, ``keep``, ``uno``, ``catch``) when it cannot be done
+    now, from the table's glossary (a legal action has its own words: :func:`label_of`)."""
+    return _glossary(view, "actions").get(kind, kind)
+
+
+def label_of(view: dict[str, Any] | None, action: dict[str, Any]) -> str:
+    """The words of one of the view's legal actions (``Play red 7``, ``Catch Bob!``, ``Ann (you)``): the table's
+    ``legal_labels`` entry beside it in ``legal``."""
+    legal = (view or {}).get("legal") or []
+    labels = (view or {}).get("legal_labels") or []
+    for index, entry in enumerate(legal):
+        if entry == action and index < len(labels):
+            return str(labels[index])
+    return button_word(view, str(action.get("type")))
+
+
+def play_choice(view: dict[str, Any] | None, card: str, call_uno: bool) -> dict[str, Any] | None:
+    """The legal play of ``card`` to send: with the UNO call when ``call_uno`` and the table offers the play with
+    it (it does exactly when the card is the next-to-last: the rule is the table's), else without; ``None``
+    when ``card`` cannot be played now."""
+    options = [action for action in legal_of(view, "play") if action.get("card") == card]
+    wanted = [action for action in options if bool(action.get("uno")) == call_uno]
+    plain = [action for action in options if not action.get("uno")]
+    found = wanted or plain or options
+    return found[0] if found else None
 
 
 _PALE: Final = {"R": "#ef5350", "Y": "#fdd835", "G": "#66bb6a", "B": "#64b5f6", None: "#ce93d8"}
 """A card that cannot be played now: its name in its colour, with no chip behind it."""
 
 
-def card_markup(text: str, *, extra: str = "", pale: bool = False) -> str:
+def card_markup(view: dict[str, Any] | None, text: str, *, extra: str = "", pale: bool = False) -> str:
     """A card as a coloured chip with its name (``pale``: the name in its colour only, for a card that cannot
     be played now)."""
     colour = None if text == "W" else text[:1]
     style = _PALE.get(colour, _PALE[None]) if pale else _STYLE.get(colour, _STYLE[None])
-    return f"[{style}{extra}] {escape(card_name(text))} [/]"
+    return f"[{style}{extra}] {escape(card_name(view, text))} [/]"
 
 
 def sorted_hand(hand: list[str]) -> list[str]:
@@ -152,10 +188,10 @@ def table_markup(view: dict[str, Any]) -> str:
     """The top card, the active colour, the draw pile and where play goes next."""
     game = view["game"]
     letter = game.get("active_colour")
-    colour = COLOURS.get(letter or "")
-    colour_text = f"[{_STYLE[letter]}] {colour.upper()} [/]" if colour else "[i]being chosen[/]"
+    colour = escape(colour_name(view, letter).upper()) if letter else ""
+    colour_text = f"[{_STYLE[letter]}] {colour} [/]" if letter else "[i]being chosen[/]"
     direction = "left ↻" if game["direction"] == 1 else "right ↺"
-    lines = [f"Top    {card_markup(game['top'])}",
+    lines = [f"Top    {card_markup(view, game['top'])}",
              f"Colour {colour_text} · pile {game['draw_pile_size']}"]
     current = game.get("current")
     if current is not None:
@@ -174,7 +210,8 @@ def clock_markup(left: float, total: float, width: int = 10) -> str:
 
 
 def royal_markup(view: dict[str, Any]) -> str:
-    """The King's choices as keys to press or click, in one line: the colours, or the seats with their cards."""
+    """The King's choices as keys to press or click, in one line: the colours, or the seats with their cards
+    (each choice in the table's words for it)."""
     game = view["game"]
     kind = game["pending"]["kind"]
     parts = []
@@ -182,13 +219,12 @@ def royal_markup(view: dict[str, Any]) -> str:
         for action in legal_of(view, "colour"):
             letter = action["colour"]
             parts.append(f"[@click=screen.choose_colour('{letter}')][{_STYLE[letter]}] {letter}: "
-                         f"{COLOURS[letter]} [/][/]")
+                         f"{escape(label_of(view, action))} [/][/]")
         return "  ".join(parts)
     for action in legal_of(view, kind):
         seat = action["seat"]
-        you = " (you)" if seat == view.get("you") else ""
         count = game["hand_sizes"][seat]
-        label = f"{seat + 1}: {_fit(seat_name(view, seat), 14)}{you} ({count})"
+        label = f"{seat + 1}: {_fit(label_of(view, action), 20)} ({count})"
         parts.append(f"[@click=screen.choose_seat({seat})][bold reverse] {escape(label)} [/][/]")
     return " ".join(parts)
 
@@ -221,8 +257,9 @@ def hand_lines(view: dict[str, Any], selected: int, width: int) -> str:
         mark = "*" if card in playable else " "
         pale = mine and card not in playable and index != selected
         extra = " reverse" if index == selected else ""
-        chip = f"[@click=screen.pick({index})]{pointer}{number}{mark}{card_markup(card, extra=extra, pale=pale)}[/]"
-        cells = 3 + len(card_name(card)) + 2
+        face = card_markup(view, card, extra=extra, pale=pale)
+        chip = f"[@click=screen.pick({index})]{pointer}{number}{mark}{face}[/]"
+        cells = 3 + len(card_name(view, card)) + 2
         if line and used + 1 + cells > width:
             lines.append(" ".join(line))
             line, used = [], 0

@@ -27,12 +27,14 @@ from ..client.base import TableClient
 from .dialogs import HelpScreen, ResultsDialog, SaveDialog
 from .render import (
     ROYAL_KINDS,
-    card_name,
+    button_word,
     clock_markup,
     decider_of,
     hand_lines,
+    label_of,
     legal_of,
     log_tail,
+    play_choice,
     players_markup,
     result_key,
     royal_markup,
@@ -142,7 +144,6 @@ class TableScreen(Screen[None]):
         self.shown_hand: list[str] = []
         """The hand in the order shown (and numbered) on screen."""
         self._shown: dict[str, str] = {}
-        self._hand_size = -1
         self._was_mine = False
         self._banner_timer: Timer | None = None
         self.connection: dict[str, Any] | None = None
@@ -281,9 +282,8 @@ class TableScreen(Screen[None]):
         self.query_one("#table-info").border_title = f"Round {game['round_no']}"
         hand = sorted_hand(game.get("hand") or [])
         self.shown_hand = hand
-        if len(hand) != self._hand_size:
-            self._hand_size = len(hand)
-            self.uno_armed = False  # the call was for the play the person was about to make
+        if self.uno_armed and not any(action.get("uno") for action in legal_of(view, "play")):
+            self.uno_armed = False  # the call was for the play the table offered it with (a play, a draw ended it)
         pending = game["pending"]
         if pending.get("kind") == "drawn" and self.mine(view) and game.get("drawn") in hand:
             self.selected = hand.index(game["drawn"])
@@ -330,26 +330,28 @@ class TableScreen(Screen[None]):
         self.render_log()
 
     def actions_markup(self, view: dict[str, Any]) -> str:
-        legal = view.get("legal") or []
         if view.get("you") is None:
             return "[b]You are watching this table.[/b]  " + _item("?", "Help", "help", True) + "  " + _item(
                 "q", "Quit", "app.quit", True)
 
-        def has(kind: str) -> bool:
-            return any(action.get("type") == kind for action in legal)
+        def button(key: str, kind: str, action: str) -> str:
+            """A button in the table's words: the legal action's own, else the glossary's (dimmed)."""
+            found = legal_of(view, kind)
+            return _item(key, label_of(view, found[0]) if found else button_word(view, kind), action, bool(found))
 
         game = view["game"]
-        parts = [_item("d", "Draw", "draw", has("draw"))]
+        parts = [button("d", "draw", "draw")]
         drawn = game.get("drawn")
-        if drawn and has("keep") and any(a.get("card") == drawn for a in legal_of(view, "play")):
-            parts.append(_item("p", f"Play {card_name(drawn)}", "play_drawn", True))
-        parts.append(_item("k", "Keep", "keep", has("keep")))
-        can_call = has("uno") or any(a.get("type") == "play" and a.get("uno") for a in legal)
-        parts.append(_item("u", "UNO! ✓ (called with your next card)" if self.uno_armed else "UNO!", "uno",
+        play_drawn = play_choice(view, drawn, False) if drawn and legal_of(view, "keep") else None
+        if play_drawn is not None:
+            parts.append(_item("p", label_of(view, play_drawn), "play_drawn", True))
+        parts.append(button("k", "keep", "keep"))
+        call = legal_of(view, "uno")
+        can_call = bool(call) or any(action.get("uno") for action in legal_of(view, "play"))
+        uno = label_of(view, call[0]) if call else button_word(view, "uno")
+        parts.append(_item("u", f"{uno} ✓ (called with your next card)" if self.uno_armed else uno, "uno",
                            can_call, armed=self.uno_armed))
-        catches = legal_of(view, "catch")
-        parts.append(_item("c", f"Catch {seat_name(view, catches[0]['seat'])}!" if catches else "Catch", "catch",
-                           bool(catches)))
+        parts.append(button("c", "catch", "catch"))
         you = view.get("you")
         if isinstance(you, int) and (view.get("seats") or [{}])[you].get("autopilot"):
             parts.append(_item("b", "Take my seat back", "letter('B')", True, armed=True))
@@ -525,15 +527,10 @@ class TableScreen(Screen[None]):
         self.update_notice()
 
     def play_card(self, card: str) -> None:
-        options = [action for action in legal_of(self.view, "play") if action["card"] == card]
-        if not options:
-            # Not playable now: the table says why, in the players' names (and nothing changes).
-            self.send({"type": "play", "card": card, "uno": False})
-            return
-        want_uno = self.uno_armed or self.rr_app.uno_assist
-        choice = next((action for action in options if bool(action.get("uno")) == want_uno), None)
+        choice = play_choice(self.view, card, self.uno_armed or self.rr_app.uno_assist)
         self.uno_armed = False
-        self.send(choice or next((action for action in options if not action.get("uno")), options[0]))
+        # (not playable now: the table says why, in the players' names, and nothing changes)
+        self.send(choice or {"type": "play", "card": card, "uno": False})
 
     # ------------------------------------------------------------------ key actions
 
@@ -562,10 +559,8 @@ class TableScreen(Screen[None]):
         drawn = game.get("drawn")
         if drawn is None or self.first("keep") is None:
             self.say("You have not just drawn a card")
-        elif not any(action["card"] == drawn for action in legal_of(self.view, "play")):
-            self.say(f"The {card_name(drawn)} you drew does not match: keep it (k)")
         else:
-            self.play_card(drawn)
+            self.play_card(drawn)  # (a card that does not match: the table says why)
 
     def action_draw(self) -> None:
         self.send(self.first("draw") or {"type": "draw"})  # (not allowed now: the table says why)

@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * The cards: names, faces and backs as SVG, the colour-blind shapes and the hand's order.
+ * The cards' pictures: faces and backs as SVG, the colour-blind shapes and the hand's order. The words of a card
+ * are the server's (the view's `glossary`, state.js `cardWords`): a face is only drawn here.
  * Card notation (docs/records.md): a colour letter (R, Y, G, B) and 1-8, R (Reverse), S (Skip),
  * K (King's Choice), J (Jester); `W` is the Wild.
  */
@@ -10,27 +11,13 @@ import { addStyle } from "./storage.js";
 
 const html = htm.bind(h);
 
-/** @type {Record<string, {name: string, fill: string, ink: string, shape: string}>} */
+/** How each colour is drawn: its fill, its ink and its colour-blind shape. @type {Record<string, {fill: string, ink: string, shape: string}>} */
 export const COLOURS = {
-  R: { name: "red", fill: "#d32f2f", ink: "#9a1c1c", shape: "circle" },
-  Y: { name: "yellow", fill: "#f4c20d", ink: "#7a5a00", shape: "triangle" },
-  G: { name: "green", fill: "#2e8b3a", ink: "#1b5e20", shape: "square" },
-  B: { name: "blue", fill: "#1e6fd0", ink: "#0d47a1", shape: "diamond" },
+  R: { fill: "#d32f2f", ink: "#9a1c1c", shape: "circle" },
+  Y: { fill: "#f4c20d", ink: "#7a5a00", shape: "triangle" },
+  G: { fill: "#2e8b3a", ink: "#1b5e20", shape: "square" },
+  B: { fill: "#1e6fd0", ink: "#0d47a1", shape: "diamond" },
 };
-const KINDS = /** @type {Record<string, string>} */ ({ R: "Reverse", S: "Skip", K: "King's Choice", J: "Jester" });
-
-/** The card's full name, e.g. "red 7", "blue Jester", "Wild". @param {string} card */
-export function cardName(card) {
-  if (card === "W") return "Wild";
-  const colour = COLOURS[card[0]];
-  const rest = card.slice(1);
-  return `${colour ? colour.name : "?"} ${KINDS[rest] || rest}`;
-}
-
-/** A colour letter's name ("R" -> "red"). @param {string | null | undefined} letter */
-export function colourName(letter) {
-  return letter && COLOURS[letter] ? COLOURS[letter].name : "";
-}
 
 /** The points a card is worth (to sort by number). @param {string} card */
 function rank(card) {
@@ -128,17 +115,18 @@ function cornerLabel(card) {
 }
 
 /**
- * A card's face as SVG (size = height in px; the width is two thirds of it).
- * @param {{card: string, size?: number | string}} props
+ * A card's face as SVG (size = height in px; the width is two thirds of it). `label` is the card's words
+ * (state.js `cardWords`); without it the picture is decorative (its words are said beside it).
+ * @param {{card: string, size?: number | string, label?: string}} props
  */
-export function CardFace({ card, size = 96 }) {
+export function CardFace({ card, size = 96, label }) {
   const height = typeof size === "number" ? size : 96;
   const colour = COLOURS[card[0]];
   const wild = card === "W";
   const fill = colour ? colour.fill : "#222";
   const ink = colour ? colour.ink : "#222";
-  return html`<svg class="card-face" viewBox="0 0 64 96" width=${(height * 2) / 3} height=${height} role="img"
-      aria-label=${cardName(card)} focusable="false">
+  return html`<svg class="card-face" viewBox="0 0 64 96" width=${(height * 2) / 3} height=${height} role=${label ? "img" : undefined}
+      aria-label=${label || undefined} aria-hidden=${label ? undefined : "true"} focusable="false">
     <rect x="0.5" y="0.5" width="63" height="95" rx="7" fill="#fff" stroke="#0003" />
     <rect x="4" y="4" width="56" height="88" rx="5" fill=${fill} />
     ${wild && html`<g>

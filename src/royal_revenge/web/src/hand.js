@@ -2,15 +2,16 @@
 /** Your hand: an overlapping fan of card buttons, playable ones lifted and bright, the others dimmed. */
 import { h } from "preact";
 import htm from "htm";
-import { CardFace, cardName, sortHand } from "./cards.js";
+import { CardFace, sortHand } from "./cards.js";
 
 const html = htm.bind(h);
 
 /**
  * @param {{hand: string[], playable: Set<string>, drawn?: string | null, sort: 'colour' | 'number' | 'none',
- *   compact: boolean, onPlay: (card: string) => void}} props
+ *   compact: boolean, words: (card: string) => string, onPlay: (card: string) => void}} props
+ *   `words` gives a card's words (the server's glossary)
  */
-export function Hand({ hand, playable, drawn, sort, compact, onPlay }) {
+export function Hand({ hand, playable, drawn, sort, compact, words, onPlay }) {
   const cards = sortHand(hand, sort);
   const size = compact ? 96 : 124;
   const width = (size * 2) / 3;
@@ -28,7 +29,7 @@ export function Hand({ hand, playable, drawn, sort, compact, onPlay }) {
         if (isDrawn) drawnMarked = true;
         const tilt = compact ? 0 : (index - middle) * Math.min(3, 24 / Math.max(1, cards.length));
         return html`<button key=${`${card}-${index}`} type="button" class=${`card${can ? " playable" : " dim"}${isDrawn ? " drawn" : ""}`}
-          data-card=${card} data-playable=${can ? "true" : "false"} aria-label=${`${cardName(card)}${can ? ", playable" : ""}${isDrawn ? ", just drawn" : ""}`}
+          data-card=${card} data-playable=${can ? "true" : "false"} aria-label=${`${words(card)}${can ? ", playable" : ""}${isDrawn ? ", just drawn" : ""}`}
           style=${`left:${index * step}px; --tilt:${tilt}deg; z-index:${index + 1}`}
           onClick=${() => onPlay(card)}>
           <${CardFace} card=${card} size=${size} /></button>`;

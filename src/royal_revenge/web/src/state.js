@@ -2,7 +2,8 @@
 /**
  * The view as docs/protocol.md ("Versions and views") builds it from `state` messages: a full state replaces
  * the view; a partial one replaces the keys it holds, merges `game` key by key, appends `log` entries and
- * drops those numbered below `log_from`. `chat`, `muted`, `rematch_requests` and every other key are replaced.
+ * drops those numbered below `log_from`. `chat`, `muted`, `rematch_requests` and every other key are replaced;
+ * the `glossary`, sent once per connection, is kept through later whole views.
  */
 
 /** @typedef {{n: number, kind: string, text: string, by?: string}} LogEntry */
@@ -52,6 +53,13 @@
  * @property {string | null} [hint]
  * @property {number[]} [uno_called]
  * @property {number | null} [next_round_deadline]
+ * @property {string[]} [legal_labels] the words of each action of `legal`, in its order
+ * @property {Glossary} [glossary]
+ */
+/**
+ * The words of the cards (by notation), the colours (by letter) and the action buttons (by action type), from the
+ * server's narration: the page never words a card or an action itself.
+ * @typedef {{cards: Record<string, string>, colours: Record<string, string>, actions: Record<string, string>}} Glossary
  */
 
 /**
@@ -62,7 +70,11 @@
  */
 export function mergeState(previous, message) {
   const view = message.view;
-  if (message.full !== false || !previous) return view;
+  if (message.full !== false || !previous) {
+    // The glossary comes in a connection's first whole view only (the words never change): kept through the others.
+    if (!view.glossary && previous && previous.glossary) view.glossary = previous.glossary;
+    return view;
+  }
   /** @type {any} */
   const merged = { ...previous, ...view };
   if (view.game && previous.game) merged.game = { ...previous.game, ...view.game };
@@ -82,6 +94,47 @@ export function mergeState(previous, message) {
  */
 export function legalOf(view, type) {
   return ((view && view.legal) || []).filter((action) => action.type === type);
+}
+
+/**
+ * The words of one of the view's legal actions (an entry of `legal`, as `legalOf` returns it): the server's label,
+ * else the glossary's word for its type.
+ * @param {View | null} view
+ * @param {any} action
+ */
+export function labelOf(view, action) {
+  const index = view && view.legal ? view.legal.indexOf(action) : -1;
+  const labels = (view && view.legal_labels) || [];
+  return index >= 0 && labels[index] ? labels[index] : buttonWord(view, action && action.type);
+}
+
+/**
+ * The legal play of `card` to send: with the UNO call when `callUno` and the server offers the play with it (it
+ * does exactly when the card is the next-to-last: the rule is the server's), else without it; `null` when `card`
+ * cannot be played now.
+ * @param {View | null} view @param {string} card @param {boolean} callUno
+ */
+export function playChoice(view, card, callUno) {
+  const options = legalOf(view, "play").filter((action) => action.card === card);
+  return options.find((action) => !!action.uno === callUno) || options.find((action) => !action.uno) || options[0] || null;
+}
+
+/** The word of an action's button (by type: `draw`, `keep`, `uno`, `catch`) when it cannot be done now. @param {View | null} view @param {string} type */
+export function buttonWord(view, type) {
+  const words = view && view.glossary ? view.glossary.actions : null;
+  return (words && words[type]) || type;
+}
+
+/** A card's words (`R7` -> "red 7", `W` -> "Wild"), from the glossary. @param {View | null} view @param {string} card */
+export function cardWords(view, card) {
+  const words = view && view.glossary ? view.glossary.cards : null;
+  return (words && words[card]) || card;
+}
+
+/** A colour's words (`R` -> "red"), from the glossary. @param {View | null} view @param {string | null | undefined} letter */
+export function colourWords(view, letter) {
+  const words = view && view.glossary ? view.glossary.colours : null;
+  return (letter && words && words[letter]) || "";
 }
 
 /** A code as typed ("k7qmp-wxab3"), in the server's form. @param {string} text */

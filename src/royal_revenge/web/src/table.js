@@ -7,11 +7,11 @@
 import { h } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import htm from "htm";
-import { CardBack, CardFace, COLOURS, Shape, cardName, colourName, sortHand } from "./cards.js";
+import { CardBack, CardFace, COLOURS, Shape, sortHand } from "./cards.js";
 import { Hand } from "./hand.js";
 import { RoyalChooser } from "./royal.js";
 import { Results } from "./results.js";
-import { legalOf, seatName } from "./state.js";
+import { buttonWord, cardWords, colourWords, labelOf, legalOf, playChoice, seatName } from "./state.js";
 import { session, act, send, host, serverNow, useSession } from "./session.js";
 import { prefs, usePrefs } from "./settings.js";
 import { animateChange, skipAnimations } from "./animation.js";
@@ -25,28 +25,9 @@ const html = htm.bind(h);
 
 const ROYAL = new Set(["colour", "victim", "jester"]);
 
-/** What the pending decision is, in words (used when the server sends no `prompt`). @param {View} view */
-export function fallbackPrompt(view) {
-  const game = view.game;
-  if (!game) return "";
-  const { kind, seat } = game.pending;
-  const mine = seat !== null && seat === view.you;
-  const who = seatName(view, seat);
-  if (kind === "round_over") return "Round over";
-  if (kind === "game_over") return "Game over";
-  if (kind === "turn") return mine ? "Your turn: play a card or draw" : `${who}'s turn`;
-  if (kind === "drawn") return mine ? "Play the card you drew, or keep it" : `${who} drew a card`;
-  if (kind === "colour") return mine ? "You are the King: choose the colour" : `King ${who} is choosing the colour`;
-  if (kind === "victim") return mine ? "You are the King: choose who draws one card (King's Choice)" : `King ${who} is choosing who draws one card`;
-  if (kind === "jester") return mine ? "You are the King: choose who wears the Jester Hat" : `King ${who} is choosing who wears the Jester Hat`;
-  return "";
-}
-
-/** Whether a seat has called UNO (the server's `uno_called` when present). @param {View} view @param {number} seat */
+/** Whether a seat has called UNO (and still holds one card): the server's `uno_called`. @param {View} view @param {number} seat */
 function calledUno(view, seat) {
-  const game = /** @type {Game} */ (view.game);
-  if (Array.isArray(view.uno_called)) return view.uno_called.includes(seat);
-  return game.hand_sizes[seat] === 1 && game.uno_seat !== seat;
+  return Array.isArray(view.uno_called) && view.uno_called.includes(seat);
 }
 
 /** The position of the seat `rel` places after yours, in % of the table (you at the bottom, play order clockwise). */
@@ -105,7 +86,7 @@ function SeatView({ view, seat, rel, next, left, catchable, bubble }) {
         ${uno && html`<span class="uno-mark">UNO</span>`}
         ${deciding && left !== null && html`<span class="clock" aria-hidden="true">${Math.ceil(left)}</span>`}
         ${catchable && html`<button type="button" class="catch" data-seat=${seat} onClick=${() => act(catchable)}
-          aria-label=${`Catch ${name}: they did not call UNO`}>Catch!</button>`}
+          aria-label=${labelOf(view, catchable)} aria-describedby=${view.hint ? "hint" : undefined}>Catch!</button>`}
         ${bubble && html`<span class="bubble" aria-hidden="true">${bubble}</span>`}
       </div>
       <div class="seat-text">
@@ -144,9 +125,9 @@ export function Table({ view, chat, onLeave }) {
     return () => { clearInterval(timer); window.removeEventListener("resize", resize); };
   }, []);
   const game = view.game;
-  // The call is for the next play: a new hand size (a play, a draw) disarms it.
-  const handSize = game ? game.hand.length : 0;
-  useEffect(() => { if (armed && handSize !== 2) setArmed(false); }, [handSize]);
+  // The call is for the next play: it is dropped once the server offers no play with UNO (a play, a draw).
+  const unoOffered = legalOf(view, "play").some((a) => a.uno);
+  useEffect(() => { if (armed && !unoOffered) setArmed(false); }, [unoOffered]);
   // After each state is on the page: its motion and sounds, and the "your decision" cues.
   const previous = useRef(/** @type {View | null} */ (null));
   // The keys work wherever the focus is (but in a text field): the latest render's handler answers them.
@@ -162,7 +143,7 @@ export function Table({ view, chat, onLeave }) {
     const pending = view.game ? view.game.pending : null;
     const decide = !!pending && pending.seat !== null && pending.seat === view.you &&
       !["round_over", "game_over"].includes(pending.kind);
-    updateCues({ mustDecide: decide, text: view.prompt || fallbackPrompt(view) });
+    updateCues({ mustDecide: decide, text: view.prompt || "" });
   }, [view]);
   useEffect(() => () => updateCues({ mustDecide: false }), []);
   if (!game) return html`<main id="table" class="table-page"><p>Dealing…</p></main>`;
@@ -177,7 +158,7 @@ export function Table({ view, chat, onLeave }) {
   const canDraw = legalOf(view, "draw")[0];
   const canKeep = legalOf(view, "keep")[0];
   const callUno = legalOf(view, "uno")[0];
-  const unoPossible = !!callUno || plays.some((a) => a.uno);
+  const unoPossible = !!callUno || unoOffered;
   const catches = legalOf(view, "catch");
   const nextSeat = game.current !== null && pending.kind === "turn" ? null : null;
   const following = (/** @type {number} */ from) => ((from + game.direction) % count + count) % count;
@@ -190,7 +171,7 @@ export function Table({ view, chat, onLeave }) {
   for (const line of (view.chat || []).slice(-6)) {
     if (line.seat !== null && line.at && now - line.at < 5) bubbles[line.seat] = line.text.length > 40 ? `${line.text.slice(0, 38)}…` : line.text;
   }
-  const prompt = view.prompt || fallbackPrompt(view);
+  const prompt = view.prompt || "";
   const notice = session.notice ? session.notice.text : "";
   const noticeKind = session.notice ? session.notice.kind : "error";
   const hint = view.hint || "";
@@ -202,21 +183,15 @@ export function Table({ view, chat, onLeave }) {
 
   /** @param {string} card */
   function play(card) {
-    const options = plays.filter((a) => a.card === card);
-    if (!options.length) {
-      // Not playable now: the server says why, in the words the terminal game uses too (nothing changes).
-      act({ type: "play", card, uno: false });
-      return;
-    }
-    const wantUno = armed || prefs.unoAssist;
-    const choice = options.find((a) => !!a.uno === wantUno) || options.find((a) => !a.uno) || options[0];
+    // (not playable now: the server says why, in the words the terminal game uses too, and nothing changes)
+    const choice = playChoice(view, card, armed || prefs.unoAssist) || { type: "play", card, uno: false };
     setArmed(false);
     act(choice);
   }
 
   function pressUno() {
     if (callUno) { act(callUno); return; }
-    if (plays.some((a) => a.uno)) setArmed(!armed);
+    if (unoOffered) setArmed(!armed);
   }
 
   function cycleSort() {
@@ -250,7 +225,8 @@ export function Table({ view, chat, onLeave }) {
   keyHandler.current = onKey;
 
   const colour = game.active_colour ? COLOURS[game.active_colour] : null;
-  const topName = cardName(game.top);
+  const topName = cardWords(view, game.top);
+  const colourName = colourWords(view, game.active_colour);
   const royalLegal = mine && ROYAL.has(pending.kind) ? legalOf(view, pending.kind) : [];
 
   return html`
@@ -275,12 +251,12 @@ export function Table({ view, chat, onLeave }) {
                 disabled=${!canDraw} aria-label=${`Draw a card (${game.draw_pile_size} left)`} onClick=${() => canDraw && act(canDraw)}>
                 <${CardBack} size=${compact ? 78 : 104} /><span class="pile-count">${game.draw_pile_size}</span></button>
               <div id="pile" class="pile" style=${`--active:${colour ? colour.fill : "#888"}`}
-                aria-label=${`On the pile: ${topName}${colour ? `, colour ${colour.name}` : ""}`}>
+                aria-label=${`On the pile: ${topName}${colour ? `, colour ${colourName}` : ""}`}>
                 <div class="card" data-card=${game.top} role="img" aria-label=${topName}><${CardFace} card=${game.top} size=${compact ? 78 : 104} /></div>
                 <div class="active-colour">${colour
                   ? html`<svg viewBox="0 0 20 20" width="16" height="16" aria-hidden="true">
                       <circle cx="10" cy="10" r="9" fill=${colour.fill} stroke="#fff" />${Shape(/** @type {string} */ (game.active_colour), 10, 10, 4.5)}</svg>
-                      <span>${colour.name}</span>`
+                      <span>${colourName}</span>`
                   : html`<span>colour being chosen</span>`}</div>
               </div>
               <span class="dir-label">${game.direction === 1 ? "↻ play goes left" : "↺ play goes right"} · round ${game.round_no}</span>
@@ -309,17 +285,18 @@ export function Table({ view, chat, onLeave }) {
         ${view.you !== null && html`
           <div class="hand-area">
             <div class="actions">
-              <button id="btn-draw" type="button" disabled=${!canDraw} onClick=${() => canDraw && act(canDraw)}>Draw</button>
-              <button id="btn-keep" type="button" hidden=${!canKeep} onClick=${() => canKeep && act(canKeep)}>Keep</button>
+              <button id="btn-draw" type="button" disabled=${!canDraw} onClick=${() => canDraw && act(canDraw)}>${canDraw ? labelOf(view, canDraw) : buttonWord(view, "draw")}</button>
+              <button id="btn-keep" type="button" hidden=${!canKeep} onClick=${() => canKeep && act(canKeep)}>${canKeep ? labelOf(view, canKeep) : buttonWord(view, "keep")}</button>
               <button id="btn-uno" type="button" class=${`uno${armed ? " armed" : ""}`} disabled=${!unoPossible}
-                aria-pressed=${armed ? "true" : "false"} onClick=${pressUno}>${armed ? "UNO! (armed)" : "UNO!"}</button>
+                aria-pressed=${armed ? "true" : "false"} onClick=${pressUno}>${callUno ? labelOf(view, callUno) : buttonWord(view, "uno")}${armed ? " (armed)" : ""}</button>
               ${catches.length > 0 && html`<button id="btn-catch" type="button" class="catch-now" onClick=${() => act(catches[0])}>
-                Catch ${seatName(view, catches[0].seat)}!</button>`}
+                ${labelOf(view, catches[0])}</button>`}
               <button id="btn-sort" type="button" class="small" onClick=${cycleSort}
                 aria-label=${`Sort the hand (now: ${p.sort === "none" ? "as dealt" : `by ${p.sort}`})`}>Sort: ${p.sort === "none" ? "as dealt" : p.sort}</button>
             </div>
             <div class="hand-scroll">
-              <${Hand} hand=${game.hand} playable=${playable} drawn=${game.drawn} sort=${p.sort} compact=${compact} onPlay=${play} />
+              <${Hand} hand=${game.hand} playable=${playable} drawn=${game.drawn} sort=${p.sort} compact=${compact}
+                words=${(/** @type {string} */ card) => cardWords(view, card)} onPlay=${play} />
             </div>
           </div>`}
         ${view.you === null && html`<p class="watching muted">You are watching this table.</p>`}
@@ -345,4 +322,4 @@ export function Table({ view, chat, onLeave }) {
         onClick=${() => setClosedResults("")}>Show the results</button>`}
     </main>`;
 }
-void send; void host; void colourName;
+void send; void host;

@@ -38,6 +38,7 @@ __all__ = [
     "NUMBER_OF",
     "POINTS_OF",
     "WILD",
+    "WILD_CODE",
     "NUM_FACES",
     "is_playable",
     "match_key",
@@ -91,7 +92,9 @@ class Kind(IntEnum):
 # Face codes: colour * 12 + rank, rank 0-7 for the numbers 1-8, then 8 Reverse, 9 Skip,
 # 10 King's Choice, 11 Jester; the Wild is 48.
 NUM_FACES: Final = 49
-_WILD_CODE: Final = 48
+WILD_CODE: Final = 48
+"""The Wild's code (the faces of the colours are 0-47)."""
+_WILD_CODE: Final = WILD_CODE
 _SYMBOL_LETTERS: Final = "RSKJ"
 _SYMBOL_KINDS: Final = (Kind.REVERSE, Kind.SKIP, Kind.KINGS_CHOICE, Kind.JESTER)
 

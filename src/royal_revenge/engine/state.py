@@ -55,7 +55,7 @@ from .actions import (
     NextRound,
     Play,
 )
-from .cards import COLOUR_OF, FULL_DECK, KIND_OF, NUMBER_OF, PLAYABLE, POINTS_OF, WILD, Card, Colour, Kind
+from .cards import COLOUR_OF, FULL_DECK, KIND_OF, NUMBER_OF, PLAYABLE, POINTS_OF, WILD_CODE, Card, Colour, Kind
 from .errors import IllegalActionError, OptionsError
 from .fields import FIELD_NAMES
 from .options import GameOptions, Scoring
@@ -457,17 +457,24 @@ class GameState:
         if decision is TURN:  # R-TURN-2: any matching card, or draw
             hand = self.hands[seat]
             playable = PLAYABLE[self._match_key()]
-            cards = [card for card in hand if playable[card]]
-            cards.sort()
+            faces: list[int] = []  # (a card is its code: compiled, a machine integer)
+            for card in hand:
+                code: int = card
+                if playable[code]:
+                    faces.append(code)
+            faces.sort()
             actions: list[AnyAction] = []
-            faces: list[Card] = []  # each playable face once, in face order
-            for card in cards:
-                if not faces or card != faces[-1]:
-                    faces.append(card)
-                    actions.append(PLAYS[card])
+            previous = -1
+            for face in faces:  # each playable face once, in face order
+                if face != previous:
+                    actions.append(PLAYS[face])
+                    previous = face
             if len(hand) == 2:  # the next-to-last card may go with UNO (R-UNO-1, D-5)
+                previous = -1
                 for face in faces:
-                    actions.append(PLAYS_UNO[face])
+                    if face != previous:
+                        actions.append(PLAYS_UNO[face])
+                        previous = face
             actions.append(DRAW)
             return actions
         if decision is DRAWN:  # R-TURN-3: the drawn card, if it matches, or keep it
@@ -608,7 +615,8 @@ class GameState:
         else:
             if card not in self.hands[player]:
                 raise IllegalActionError(f"seat {player} holds no {card}", "R-TURN-2")
-            if not PLAYABLE[self._match_key()][card]:
+            code: int = card
+            if not PLAYABLE[self._match_key()][code]:
                 raise IllegalActionError(f"{card} cannot be played on {self._match_text()}", "R-TURN-1")
         if uno and len(self.hands[player]) != 2:
             raise IllegalActionError(
@@ -644,7 +652,8 @@ class GameState:
 
     def _take_effect(self, player: int, card: Card) -> None:
         """What a played card does (R-ACT), then the next turn."""
-        kind = KIND_OF[card]
+        code: int = card  # (compiled: a machine integer, to index the tables)
+        kind = KIND_OF[code]
         events = self._events
         if kind is WILD_CARD:  # R-ACT-WILD: the King chooses the colour
             self.active_colour = None
@@ -653,7 +662,7 @@ class GameState:
                 return
             self._ask_king(COLOUR, player)
             return
-        self.active_colour = COLOUR_OF[card]
+        self.active_colour = COLOUR_OF[code]
         if kind is NUMBER:
             self._finish_turn(player)
         elif kind is REVERSE:  # R-ACT-REV
@@ -817,16 +826,17 @@ class GameState:
 
     def _match_key(self) -> int:
         """The row of the playability table for the discard pile now (as :func:`.cards.match_key`)."""
-        top = self.discard[-1]
-        if top == WILD:
+        top: int = self.discard[-1]  # (a card is its code: compiled, a machine integer)
+        if top == WILD_CODE:
             colour = self.active_colour
             assert colour is not None
-            return WILD + colour
+            chosen: int = colour
+            return WILD_CODE + chosen
         return top
 
     def _match_text(self) -> str:
         top = self.discard[-1]
-        if top == WILD and self.active_colour is not None:
+        if top == WILD_CODE and self.active_colour is not None:
             return f"a Wild with {self.active_colour.name.lower()} chosen"
         return str(top)
 

@@ -83,6 +83,11 @@ class TableRunner:
         self._armed.pop(key, None)
         self.arm(key, table)
 
+    @property
+    def entries(self) -> list[tuple[float, str]]:
+        """The heap's entries, ``(deadline, key)``, the earliest first (for diagnostics)."""
+        return self._heap
+
     def forget(self, key: str) -> None:
         """Stop looking at a table (its heap entry is skipped when it comes up)."""
         self._armed.pop(key, None)

@@ -17,8 +17,9 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 # The hot paths: the engine's steps and views, the RL environments, and what the online tables
-# server does with every move (the table and its parts, its log's narration, the runner, the state frames, the hub). The engine stays
-# standard-library Python at run time: the compiled modules need nothing but the interpreter.
+# server does with every move (the table and its parts, its log's narration, the runner, the state frames,
+# the hub). The engine stays standard-library Python at run time: the compiled modules need nothing but the
+# interpreter.
 COMPILED = [
     "src/royal_revenge/engine/rng.py",
     "src/royal_revenge/engine/state.py",

@@ -17,15 +17,25 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 # The hot paths: the engine's steps and views, the RL environments, and what the online tables
-# server does with every move (the table, its log's narration, the state frames, the hub). The engine stays
-# standard-library Python at run time: the compiled modules need nothing but the interpreter.
+# server does with every move (the table and its parts, its log's narration, the runner, the state frames,
+# the hub). The engine stays standard-library Python at run time: the compiled modules need nothing but the
+# interpreter.
 COMPILED = [
     "src/royal_revenge/engine/rng.py",
     "src/royal_revenge/engine/state.py",
     "src/royal_revenge/engine/observation.py",
     "src/royal_revenge/engine/events.py",
     "src/royal_revenge/narration.py",
+    "src/royal_revenge/session/settings.py",
+    "src/royal_revenge/session/seats.py",
+    "src/royal_revenge/session/log.py",
+    "src/royal_revenge/session/schedule.py",
+    "src/royal_revenge/session/views.py",
+    "src/royal_revenge/session/social.py",
+    "src/royal_revenge/session/row.py",
+    "src/royal_revenge/session/replay.py",
     "src/royal_revenge/session/table.py",
+    "src/royal_revenge/session/runner.py",
     "src/royal_revenge/server/frames.py",
     "src/royal_revenge/server/hub.py",
     "src/royal_revenge/rl/encoding.py",

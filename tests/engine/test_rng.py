@@ -107,6 +107,7 @@ def test_the_stream_is_splitmix64() -> None:
 
 def test_the_table_uses_the_engine_generator() -> None:
     """One SplitMix64 for every layer: the session table's generator is the engine's."""
-    from royal_revenge.session import table
+    from royal_revenge.session import Table, TableSettings, schedule
 
-    assert table.SplitMix64 is engine_rng.SplitMix64
+    assert schedule.SplitMix64 is engine_rng.SplitMix64  # (the table's clocks and bots draw from it)
+    assert type(Table.open(TableSettings(), seed=1).scheduler.rng) is engine_rng.SplitMix64

@@ -376,7 +376,7 @@ async def settle(server: Server, code: str, clients: Iterable[Client] = ()) -> T
             f"the table never settled: version {table.version}, "
             f"clients at {[(c.name, c.version, c.closed) for c in clients]}, "
             f"locked {live.lock.locked()}, now {server.clock.now()}, deadlines {table.deadlines}, "
-            f"heap {server.hub._heap[:3]}, scheduler done {scheduler.done() if scheduler else None}, "
+            f"heap {server.hub._runner.entries[:3]}, scheduler done {scheduler.done() if scheduler else None}, "
             f"sleepers {server.clock._sleepers[:3]}, phase {table.phase}, "
             f"pending {table.game.state.pending if table.game else None}") from None
 

@@ -34,13 +34,13 @@ def assert_restored(before: Table, restored: Table, now: float) -> None:
     for seat in (None, *range(len(before.seats))):
         assert restored.log_view(seat) == before.log_view(seat), seat
         assert restored.legal_view(seat) == before.legal_view(seat), seat
-    assert {seat: list(ids) for seat, ids in restored._recent.items()} == {
-        seat: list(ids) for seat, ids in before._recent.items() if ids}
+    assert {seat: list(ids) for seat, ids in restored.recent.items()} == {
+        seat: list(ids) for seat, ids in before.recent.items() if ids}
     # The chat, the muted seats, the rematch requests and a lobby's closing (issue 16) are kept with the table.
     for key in ("chat", "muted", "rematch_requests", "closed"):
         assert restored.shared_view()[key] == before.shared_view()[key], key
     assert restored.created_at == before.created_at
-    assert restored._chat_no == before._chat_no
+    assert restored.social.chat_no == before.social.chat_no
 
     playing = before.phase is Phase.PLAYING
     people = any(seat.kind is SeatKind.HUMAN for seat in before.seats)

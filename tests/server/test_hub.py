@@ -48,7 +48,7 @@ async def test_moves_do_not_pile_up_clock_entries_and_the_decision_clock_still_f
                 action = rng.choice(table.legal_view(seat))
                 await hub.change(code, lambda t, now, s=seat, a=action, c=code: t.act(tokens[c][s], a, now))
                 await clock.advance(0.05)
-            assert len(hub._heap) <= 2 * len(codes), len(hub._heap)  # (was one entry per move)
+            assert len(hub._runner.entries) <= 2 * len(codes), len(hub._runner.entries)  # (was one entry per move)
         # Nobody moves for a whole turn: each table's decision clock still comes due, and a bot moves for the player.
         moves = {code: len(hub._live[code].table.moves) for code in codes}
         playing = [code for code in codes if hub._live[code].table.phase.value == "playing"]

@@ -432,7 +432,7 @@ def test_a_refusal_at_a_live_table_uses_the_narrations_words() -> None:
 def test_log_entries_name_the_seats_they_happen_to() -> None:
     """Each log entry about a seat carries it (``seat``, ``from``, a draw's ``count``), as the event has it, for
     everyone: a client animates the move from these, never from the sentence."""
-    from royal_revenge.session.table import _LOG_SEATS
+    from royal_revenge.session.log import _LOG_SEATS
 
     table = Table.open(TableSettings(players=3, single_round=True), seed=11,
                        agent_factory=lambda level, seed: RandomAgent(seed))

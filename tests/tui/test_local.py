@@ -93,8 +93,9 @@ def _two_cards_to_call(table: Table) -> bool:
 
 
 async def test_an_uno_call_by_key() -> None:
-    # Ann holds two cards, one of them playable: she presses u (which only calls), then plays the card.
-    settings = fast_settings(players=3)
+    # Ann holds two cards, one of them playable: she presses u (which only calls), then plays the card. The bots
+    # wait before they act (and the fake clock stands still), so she still holds her last card afterwards.
+    settings = fast_settings(players=3, bot_delay_seconds=5.0)
     game, record = situation(settings, ("easy", "normal"), _two_cards_to_call)
     clock = FakeClock()
     client = LocalClient(game, clock=clock, record=record)
@@ -120,9 +121,9 @@ async def test_an_uno_call_by_key() -> None:
         made = [logged.move for logged in table.moves[len(record.moves):]]
         assert made and made[0].startswith("0:") and made[0].endswith("!"), made
         screen = await settle(pilot, app, client)
-        assert screen.view is not None
-        if 0 in screen.view["uno_called"]:  # (still one card: everyone sees her UNO marker)
-            assert " UNO " in str(screen.query_one("#players").render()).splitlines()[0]
+        assert screen.view is not None and len(screen.view["game"]["hand"]) == 1
+        assert screen.view["uno_called"] == [0]  # one card, called: everyone sees her UNO marker
+        assert " UNO " in str(screen.query_one("#players").render()).splitlines()[0]
 
 
 async def test_no_uno_is_called_for_you_unless_the_assist_is_on() -> None:

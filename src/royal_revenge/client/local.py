@@ -1,10 +1,11 @@
-"""A table in this process: the person at seat 0 against bots, driven by a clock task.
+"""A table in this process: the person at seat 0 against bots, driven by the server's table runner.
 
 The :class:`LocalClient` owns a :class:`~royal_revenge.session.Table` and does what the
-server's hub does for one table: it carries out action and host messages, sleeps until
-:meth:`Table.next_deadline` and calls :meth:`Table.tick` (bots, the scepter's fanfare, the
-decision clock, the next deal), and delivers ``state``, ``ack`` and ``error`` messages of the
-same shapes as the server's.
+server's hub does for one table: it carries out action and host messages (the host's by the
+server's :func:`~royal_revenge.session.runner.host_command`), has the hub's
+:class:`~royal_revenge.session.runner.TableRunner` tick the table at :meth:`Table.next_deadline`
+(bots, the scepter's fanfare, the decision clock, the next deal), and delivers ``state``, ``ack``
+and ``error`` messages of the same shapes as the server's.
 
 Saved games
 -----------
@@ -36,9 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from ..clock import sleep_or_wake
 from ..engine import GameRecord, RoyalRevengeError
 from ..session import BOT_LEVELS, Table, TableError, TableSettings
+from ..session.runner import TableRunner, host_command
 from ..session.table import AgentFactory
 from .base import BaseClient, ClientError
 from .clock import Clock, SystemClock
@@ -83,8 +84,9 @@ class LocalClient(BaseClient):
         self.table: Table | None = None
         self._token: str | None = None
         self.seed: int | None = None
-        self._wake = asyncio.Event()
+        self._runner = TableRunner(self.clock, self._table_of, self._due)
         self._task: asyncio.Task[None] | None = None
+        """The runner's loop, while the table runs."""
         self._published = -1
 
     # ------------------------------------------------------------------ the interface
@@ -115,7 +117,8 @@ class LocalClient(BaseClient):
             raise ClientError(str(error)) from None
         self.table, self._token, self.seed = table, token, seed
         self._publish()
-        self._task = asyncio.create_task(self._run_clock(), name="local-table-clock")
+        self._runner.arm(table.code, table)
+        self._task = asyncio.create_task(self._runner.run(), name="local-table-clock")
 
     async def act(self, action: dict[str, Any]) -> None:
         await self._handle(self.action_message(action))
@@ -177,12 +180,13 @@ class LocalClient(BaseClient):
             elif message["type"] == "back":
                 version = table.take_back(self._token, self.clock.now())
             else:
-                version = _host_command(table, self._token, message, self.clock.now())
+                version = host_command(table, self._token, message["command"], self.clock.now(),
+                                       level=message.get("level"), seat=message.get("seat"))
         except TableError as error:
             self.deliver({"type": "error", "id": message_id, "code": error.code, "message": str(error)})
             return
         self._publish()
-        self._wake.set()
+        self._runner.arm(table.code, table)
         self.deliver({"type": "ack", "id": message_id, "version": version})
 
     def _publish(self) -> None:
@@ -193,39 +197,15 @@ class LocalClient(BaseClient):
         self.deliver({"type": "state", "version": table.version, "server_time": self.clock.now(),
                       "view": table.view(0)})
 
-    async def _run_clock(self) -> None:
-        """Sleep until the table's next deadline, then tick it; woken early by every accepted message."""
-        table = self._table()
-        while True:
-            self._wake.clear()
-            deadline = table.next_deadline()
-            if deadline is None:
-                await self._wake.wait()
-                continue
-            delay = deadline - self.clock.now()
-            if delay > 0:
-                await sleep_or_wake(self.clock, delay, self._wake)
-                continue
-            table.tick(self.clock.now())
-            self._publish()
-            await asyncio.sleep(0)  # let the screen draw between moves
+    def _table_of(self, code: str) -> Table | None:
+        return self.table
 
-
-def _host_command(table: Table, token: str | None, message: dict[str, Any], now: float) -> int:
-    command = message["command"]
-    if command == "add_bot":
-        table.add_bot(token, message.get("level") or "normal", now)
-    elif command == "remove":
-        if message.get("seat") is None:
-            raise TableError("bad_request", "Choose the seat to free")
-        table.remove(token, message["seat"], now)
-    elif command == "start":
-        table.start(token, now)
-    elif command == "rematch":
-        table.rematch(token, now)
-    else:
-        raise TableError("bad_message", f"unknown host command {command!r}")
-    return table.version
+    async def _due(self, code: str, table: Table) -> None:
+        """The table's deadline came (:class:`TableRunner`): tick it, show the new view, arm it again."""
+        table.tick(self.clock.now())
+        self._publish()
+        self._runner.arm(code, table)
+        await asyncio.sleep(0)  # let the screen draw between moves
 
 
 def load_save(path: Path) -> tuple[LocalGame, GameRecord]:

@@ -32,6 +32,7 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..session import Phase, Table, TableError, TableSettings
+from ..session.runner import host_command
 from ..session.table import AgentFactory, clean_chat_text, clean_spectator_name, normalize_code
 from . import throttle
 from .errors import Health, error_responses
@@ -708,18 +709,4 @@ def _adder(token: str, level: str, seat: int | None = None) -> Any:
 
 
 def _host_command(table: Table, token: str | None, message: HostMessage, now: float) -> int:
-    if message.command == "add_bot":
-        table.add_bot(token, message.level or "normal", now, message.seat)
-    elif message.command == "remove":
-        if message.seat is None:
-            raise TableError("bad_request", "Choose the seat to free")
-        table.remove(token, message.seat, now)
-    elif message.command in ("mute", "unmute"):
-        if message.seat is None:
-            raise TableError("bad_request", f"Choose whom to {message.command}")
-        table.mute(token, message.seat, message.command == "mute", now)
-    elif message.command == "start":
-        table.start(token, now)
-    else:
-        table.rematch(token, now)
-    return table.version
+    return host_command(table, token, message.command, now, level=message.level, seat=message.seat)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import heapq
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -27,9 +26,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Final
 
-from ..clock import Clock, FakeClock, SystemClock, sleep_or_wake
+from ..clock import Clock, FakeClock, SystemClock
 from ..engine import AnyAction
 from ..session import BotTurn, Phase, Table, TableError, TableSettings
+from ..session.runner import TableRunner
 from ..session.table import AgentFactory, normalize_code
 from .frames import Frames, Sent
 from .protocol import error_message
@@ -191,9 +191,8 @@ class Hub:
         self._live: dict[str, _Live] = {}
         self._unrestorable: set[str] = set()
         """Tables whose saved rows failed to restore (logged once, with the reason): refused until a restart."""
-        self._heap: list[tuple[float, str]] = []
-        self._armed: dict[str, float] = {}
-        self._wake = asyncio.Event()
+        self._runner = TableRunner(self.clock, self._table_of, self._due)
+        """Wakes each table at its next deadline (the same loop drives the terminal's local table)."""
         self._scheduler: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Future[None]] = set()
         self.view_listeners: list[Callable[[Table, Subscriber], None]] = []
@@ -216,7 +215,7 @@ class Hub:
                                            active_at=now)
             self._arm(table)
             log.info("table_restored", extra={"table": table.code, "moves": len(moves), "phase": table.phase.value})
-        self._scheduler = asyncio.create_task(self._schedule_loop(), name="table-scheduler")
+        self._scheduler = asyncio.create_task(self._runner.run(), name="table-scheduler")
         if self.idle_seconds:
             self._sweeper = asyncio.create_task(self._sweep_loop(), name="table-sweeper")
 
@@ -324,7 +323,7 @@ class Hub:
                 gone.append(code)
         for code in gone:
             live = self._live.pop(code)
-            self._armed.pop(code, None)  # (its heap entry is skipped when it comes up)
+            self._runner.forget(code)
             self._disown(live.owner)
             log.info("table_unloaded", extra={"table": code, "phase": live.table.phase.value})
         return len(gone)
@@ -368,15 +367,7 @@ class Hub:
             result = operation(table, self.clock.now())
             acked = False
             if table.version != before:
-                if by is not None and message_id is not None and by in live.subscribers:
-                    by.ack = message_id
-                try:
-                    await self._commit(live)
-                finally:
-                    if by is not None and by.ack is not None:
-                        by.ack = None  # not sent (the commit failed): never ride on a later change
-                    elif by is not None and message_id is not None:
-                        acked = True
+                acked = await self._commit(live, by, message_id)
         return result, acked
 
     def submit(self, code: str, operation: Callable[[Table, float], Any], by: Subscriber | None,
@@ -426,41 +417,14 @@ class Hub:
             live.lock.release()
             reply(result, False, None)
             return
-        if by is not None and message_id is not None and by in live.subscribers:
-            by.ack = message_id
-        self._persist_then(live, partial(self._committed, live, by, message_id, result, reply))
+        self._commit_then(live, by, message_id, partial(self._answer, live, result, reply))
 
-    def _committed(self, live: _Live, by: Subscriber | None, message_id: str | None, result: Any, reply: Reply,
-                   error: StoreError | None) -> None:
-        if error is not None:
-            self._spawn(self._recover(live, by, reply, error), f"recover-{live.table.code}")
-            return
-        try:
-            self._arm(live.table)
-            self._broadcast(live)
-        except Exception:  # (the move is committed: it is answered all the same, by a plain ack)
-            log.exception("broadcast_failed", extra={"table": live.table.code})
-        finally:
-            acked = False
-            if by is not None and by.ack is not None:
-                by.ack = None  # not sent: never ride on a later change
-            elif by is not None and message_id is not None:
-                acked = True
-            live.lock.release()
-        reply(result, acked, None)
-
-    async def _recover(self, live: _Live, by: Subscriber | None, reply: Reply, error: StoreError) -> None:
-        """A refused write of :meth:`submit`'s change: as :meth:`_commit` does, then the refusal is the answer."""
-        refused = TableError("storage", "the move could not be saved; please try again")
-        try:
-            await self._reload_after(live, error)
-        except TableError as reloaded:
-            refused = reloaded
-        finally:
-            if by is not None:
-                by.ack = None
-            live.lock.release()
-        reply(None, False, refused)
+    @staticmethod
+    def _answer(live: _Live, result: Any, reply: Reply, acked: bool, error: TableError | None) -> None:
+        """:meth:`submit`'s change is committed (or refused by the database): the table's turn passes on, and the
+        message is answered."""
+        live.lock.release()
+        reply(None if error is not None else result, acked, error)
 
     def spawn(self, coroutine: Awaitable[None], name: str) -> None:
         """Run ``coroutine`` as a task of the hub's (kept until it is done; cancelled when the hub stops)."""
@@ -472,13 +436,60 @@ class Hub:
         self._tasks.add(task)  # (kept until done: the event loop keeps only weak references to tasks)
         task.add_done_callback(self._tasks.discard)
 
-    async def _commit(self, live: _Live) -> None:
+    def _commit_then(self, live: _Live, by: Subscriber | None, message_id: str | None,
+                     done: Callable[[bool, TableError | None], None]) -> None:
+        """The one way a change is committed (the table's turn held): its moves and row are written, then the
+        clocks are armed and everyone's new state is sent (``by``'s carrying ``message_id`` as its ``ack``), and
+        ``done(acknowledged, None)`` is called. If the database refuses the write, the table is reloaded from it
+        (memory never runs ahead of the database) and ``done(False, error)`` is called with the refusal."""
+        if by is not None and message_id is not None and by in live.subscribers:
+            by.ack = message_id
+
+        def stored(error: StoreError | None) -> None:
+            if error is not None:
+                self._spawn(self._recover(live, by, error, done), f"recover-{live.table.code}")
+                return
+            try:
+                self._arm(live.table)
+                self._broadcast(live)
+            except Exception:  # (the change is committed: it is answered all the same, by a plain ack)
+                log.exception("broadcast_failed", extra={"table": live.table.code})
+            acked = False
+            if by is not None and by.ack is not None:
+                by.ack = None  # not sent: never ride on a later change
+            elif by is not None and message_id is not None:
+                acked = True
+            done(acked, None)
+
+        self._persist_then(live, stored)
+
+    async def _recover(self, live: _Live, by: Subscriber | None, error: StoreError,
+                       done: Callable[[bool, TableError | None], None]) -> None:
+        """A refused write (:meth:`_commit_then`): the table is reloaded, then the refusal is the answer."""
+        refused = TableError("storage", "the move could not be saved; please try again")
         try:
-            await self._persist(live)
-        except StoreError as error:
             await self._reload_after(live, error)
-        self._arm(live.table)
-        self._broadcast(live)
+        except TableError as reloaded:
+            refused = reloaded
+        finally:
+            if by is not None:
+                by.ack = None
+            done(False, refused)  # (also when cancelled: the table's turn must pass on)
+
+    async def _commit(self, live: _Live, by: Subscriber | None = None, message_id: str | None = None) -> bool:
+        """:meth:`_commit_then` for a coroutine holding the table's turn: returns whether ``by``'s state carried the
+        acknowledgement; raises the refusal (:class:`TableError` ``storage``) if the database refused the write."""
+        committed: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        def done(acked: bool, error: TableError | None) -> None:
+            if not committed.done():
+                if error is None:
+                    committed.set_result(acked)
+                else:
+                    committed.set_exception(error)
+
+        self._commit_then(live, by, message_id, done)
+        return await committed
 
     async def _reload_after(self, live: _Live, error: StoreError) -> None:
         """The database refused a change: the table is reloaded from it (memory never runs ahead of the database),
@@ -640,56 +651,27 @@ class Hub:
     # ------------------------------------------------------------------ clocks
 
     def _arm(self, table: Table) -> None:
-        """Make sure the scheduler looks at the table by its next deadline.
+        """Make sure the runner looks at the table by its next deadline."""
+        self._runner.arm(table.code, table)
 
-        The heap holds at most one entry per table that counts (``_armed``): a later deadline
-        leaves the earlier entry in place, and when it comes up the table is armed again for its
-        real deadline. (Most moves push a table's decision clock later; pushing an entry for every
-        one filled the heap with tens of thousands of dead entries under load.)
-        """
-        deadline = table.next_deadline()
-        if deadline is None:
-            return  # (an entry already on the heap finds nothing due when it comes up)
-        armed = self._armed.get(table.code)
-        if armed is not None and armed <= deadline:
+    def _table_of(self, code: str) -> Table | None:
+        live = self._live.get(code)
+        return live.table if live is not None else None
+
+    async def _due(self, code: str, table: Table) -> None:
+        """A table's deadline came (:class:`TableRunner`): a searching bot thinks in a worker thread, anything
+        else is ticked at once."""
+        live = self._live.get(code)
+        if live is None or live.thinking is not None:
+            return  # (its bot is thinking: the table is armed again when it has moved)
+        turn = table.slow_bot_turn(self.clock.now())
+        if turn is not None:
+            live.thinking = asyncio.create_task(self._think(live, turn), name=f"bot-{code}")
             return
-        self._armed[table.code] = deadline
-        heapq.heappush(self._heap, (deadline, table.code))
-        if self._heap[0] == (deadline, table.code):
-            self._wake.set()
-
-    async def _schedule_loop(self) -> None:
-        while True:
-            self._wake.clear()
-            if not self._heap:
-                await self._wake.wait()
-                continue
-            when, code = self._heap[0]
-            delay = when - self.clock.now()
-            if delay > 0:
-                await sleep_or_wake(self.clock, delay, self._wake)
-                continue
-            heapq.heappop(self._heap)
-            if self._armed.get(code) != when:
-                continue  # superseded by an earlier deadline
-            del self._armed[code]
-            live = self._live.get(code)
-            if live is None:
-                continue
-            deadline = live.table.next_deadline()
-            if deadline is None or deadline > self.clock.now():
-                self._arm(live.table)
-                continue
-            if live.thinking is not None:
-                continue  # its bot is thinking: the table is armed again when it has moved
-            turn = live.table.slow_bot_turn(self.clock.now())
-            if turn is not None:
-                live.thinking = asyncio.create_task(self._think(live, turn), name=f"bot-{code}")
-                continue
-            try:
-                await self._tick(live)
-            except Exception:  # a failing table must not stop every other table's clocks
-                log.exception("tick_failed", extra={"table": code})
+        try:
+            await self._tick(live)
+        except Exception:  # a failing table must not stop every other table's clocks
+            log.exception("tick_failed", extra={"table": code})
 
     async def _think(self, live: _Live, turn: BotTurn) -> None:
         """Work out a searching bot's move in a worker thread, then make it (if the table has not moved on).
@@ -710,8 +692,7 @@ class Hub:
             log.exception("tick_failed", extra={"table": code})
             return
         live.thinking = None
-        self._armed.pop(code, None)  # armed again even at the same deadline (a stale answer is worked out again)
-        self._arm(live.table)
+        self._runner.rearm(code, live.table)  # even at the same deadline (a stale answer is worked out again)
 
     async def _tick(self, live: _Live, prepared: tuple[BotTurn, AnyAction | None] | None = None) -> None:
         async with live.lock:

@@ -112,6 +112,16 @@ FEWEST_PLAYERS: Final = 2
 """The smallest table (R-SETUP-1; the engine's ``GameOptions`` accepts 2 to 6 players)."""
 
 
+_PLAY: Final = Play
+_DRAW: Final = Draw
+_KEEP: Final = Keep
+_CHOOSE_COLOUR: Final = ChooseColour
+_CALL_UNO: Final = CallUno
+_CHOOSE_VICTIM: Final = ChooseVictim
+_CHOOSE_JESTER: Final = ChooseJester
+_CATCH: Final = Catch
+
+
 def player_actions(players: int) -> tuple[AnyAction, ...]:
     """Every action a player can take at a table of ``players``: the engine's shared instances."""
     return (
@@ -133,23 +143,25 @@ def action_index(action: AnyAction, seat: int, players: int) -> int:
     This is the action space's one definition: :func:`int_to_action` is its inverse. A table
     action (``fanfare``, ``deal``), or a seat the table does not have, raises :class:`ValueError`.
     """
-    if isinstance(action, Play):
+    # (exact types, compared with the classes held in finals: compiled, a pointer comparison, where isinstance
+    # looks the class up and, for another class, asks it; no action type is subclassed)
+    if type(action) is _PLAY:
         card: int = action.card  # (an int variable: compiled, a machine integer)
         return (PLAY_UNO if action.uno else PLAY) + card
-    if isinstance(action, Draw):
+    if type(action) is _DRAW:
         return DRAW_ACTION
-    if isinstance(action, Keep):
+    if type(action) is _KEEP:
         return KEEP_ACTION
-    if isinstance(action, ChooseColour):
+    if type(action) is _CHOOSE_COLOUR:
         colour: int = action.colour
         return COLOUR + colour
-    if isinstance(action, CallUno):
+    if type(action) is _CALL_UNO:
         return CALL_UNO_ACTION
-    if isinstance(action, ChooseVictim):
+    if type(action) is _CHOOSE_VICTIM:
         first = VICTIM
-    elif isinstance(action, ChooseJester):
+    elif type(action) is _CHOOSE_JESTER:
         first = JESTER
-    elif isinstance(action, Catch):
+    elif type(action) is _CATCH:
         first = CATCH
     else:
         raise ValueError(f"{action!r} is a table action, not a player's; it has no place in the action space")
@@ -534,64 +546,89 @@ _FLOATS: Final[tuple[object, ...]] = tuple(float(value) for value in range(_SMAL
 # _AT[place] is the place as an object: compiled code would otherwise box every place
 # past 256 into a new int object at every write.
 _AT: Final[tuple[object, ...]] = tuple(range(OBS_SIZE))
+_DISCARD_BYTES: Final = 4 * _DISCARD
+_DISCARD_BYTES_END: Final = 4 * (_DISCARD + NUM_FACES)
+_NO_DISCARDS: Final = bytes(4 * NUM_FACES)
 
 
 class _SeatView:
     """One observer's encoding as last handed out, brought up to date in place.
 
     ``values`` is a float32 ``memoryview`` over the observation, to write, and ``array`` the
-    numpy view that is copied out. What they hold is kept beside them, so that an update writes
-    only what changed: ``held`` gives the number at every place of the counted and numeric
-    parts, ``hot`` gives, at each one-hot part's start, where its 1 is within the part
-    (:data:`_NOWHERE`: none), ``hand`` is the hand counted, and ``discard_epoch`` and
-    ``discard_seen`` say which discard pile was counted, and how much of it.
+    numpy view that is copied out. The other fields say what they hold, so that an update
+    writes only what changed: for each one-hot part, where its 1 is within the part
+    (:data:`_NOWHERE`: none), and for the other parts their numbers. (They are plain fields
+    rather than a list indexed by part: compiled, reading a field costs a few instructions, a
+    list item some thirty; interpreted, a list item costs a subscript more. See docs/rl.md.)
     """
-
-    __slots__ = ("array", "buffer", "discard_epoch", "discard_seen", "hand", "held", "hot", "values")
 
     def __init__(self, players: int) -> None:
         buffer = self.buffer = bytearray(4 * OBS_SIZE)
         self.values: Any = memoryview(buffer).cast("f")  # Any: written with boxed floats (objects)
         self.array: npt.NDArray[np.float32] = np.frombuffer(buffer, _FLOAT32, OBS_SIZE)
-        self.held = [0] * OBS_SIZE
-        self.hot = [_NOWHERE] * OBS_SIZE
-        self.hand: list[int] = []
+        # SEATS and PLAYERS: the table's size, for good
+        for place in range(players):
+            self.values[_SEATS + place] = 1.0
+        self.values[_PLAYERS + players - FEWEST_PLAYERS] = 1.0
+        # DISCARD: which pile was counted, and how much of it
         self.discard_epoch = -1
         self.discard_seen = 0
-        for place in range(players):  # SEATS and PLAYERS: the table's size, for good
-            self.put(_SEATS + place, 1)
-        self.one_hot(_PLAYERS, players - FEWEST_PLAYERS)
+        # HAND: the hand counted, and the count of each face in it
+        self.hand: list[int] = []
+        self.hand_counts = [0] * NUM_FACES
+        # HAND_SIZES, SCORES, PASSED: by absolute seat (PASSED as the engine's bit set)
+        self.sizes = [0] * players
+        self.scores = [0] * players
+        self.passes = 0
+        # the one-hot parts: where the 1 is within the part
+        self.top = _NOWHERE
+        self.active = _NOWHERE
+        self.drawn = _NOWHERE
+        self.king = _NOWHERE
+        self.jester = _NOWHERE
+        self.dealer = _NOWHERE
+        self.current = _NOWHERE
+        self.decider = _NOWHERE
+        self.uno = _NOWHERE
+        self.resolving = _NOWHERE
+        self.pending = _NOWHERE
+        self.role = _NOWHERE
+        # the numbers
+        self.direction = 0
+        self.draw_pile = 0
+        self.scepter = 0
+        self.fanfare = 0
+        self.turns = 0
+        self.jester_for_setup = 0
 
-    def put(self, place: int, value: int) -> None:
-        """Write the number ``value`` at ``place``, unless it is there already."""
-        held = self.held
-        if held[place] != value:
-            held[place] = value
-            self.values[_AT[place]] = _FLOATS[value] if 0 <= value < _SMALL else float(value)
+    def _written(self, place: int, value: int) -> int:
+        """Write the number ``value`` at ``place``; returns it (for the field that records it)."""
+        self.values[_AT[place]] = _FLOATS[value] if 0 <= value < _SMALL else float(value)
+        return value
 
-    def one_hot(self, start: int, place: int) -> None:
-        """Move the 1 of the one-hot part at ``start`` to ``place`` within it (:data:`_NOWHERE`: no 1)."""
-        hot = self.hot
-        old = hot[start]
-        if place != old:
-            values = self.values
-            if old != _NOWHERE:
-                values[_AT[start + old]] = _FLOATS[0]
-            if place != _NOWHERE:
-                values[_AT[start + place]] = _FLOATS[1]
-            hot[start] = place
+    def _moved(self, start: int, old: int, new: int) -> int:
+        """Move the 1 of the one-hot part at ``start`` from ``old`` to ``new`` within it (either may be
+        :data:`_NOWHERE`); returns ``new`` (for the field that records it)."""
+        values = self.values
+        if old != _NOWHERE:
+            values[_AT[start + old]] = _FLOATS[0]
+        if new != _NOWHERE:
+            values[_AT[start + new]] = _FLOATS[1]
+        return new
 
     def write_discards(self, discard: list[int], counts: list[int], epoch: int) -> None:
         """DISCARD: the count of each face in the discard pile (``counts``, kept by the encoder for every seat)."""
         size = len(discard)
-        if self.discard_epoch != epoch:  # another pile (a reshuffle, a deal): every face
+        if self.discard_epoch != epoch:  # another pile (a reshuffle, a deal): clear, then write the few faces
+            self.buffer[_DISCARD_BYTES:_DISCARD_BYTES_END] = _NO_DISCARDS
             for face in range(NUM_FACES):
-                self.put(_DISCARD + face, counts[face])
+                if counts[face]:
+                    self._written(_DISCARD + face, counts[face])
             self.discard_epoch = epoch
         else:  # the same pile: the faces played since
             for position in range(self.discard_seen, size):
                 face = discard[position]
-                self.put(_DISCARD + face, counts[face])
+                self._written(_DISCARD + face, counts[face])
         self.discard_seen = size
 
     def write_hand(self, hand: list[int], delta: list[int]) -> None:
@@ -625,63 +662,104 @@ class _SeatView:
 
     def _count_changes(self, cards: list[int], start: int, end: int, delta: list[int]) -> None:
         """Apply, and clear, the count changes in ``delta`` of the faces among ``cards[start:end]``."""
-        held = self.held
+        counts = self.hand_counts
         for position in range(start, end):
             face = cards[position]
             change = delta[face]
             if change:
-                self.put(_HAND + face, held[_HAND + face] + change)
+                counts[face] = self._written(_HAND + face, counts[face] + change)
                 delta[face] = 0
 
     def write_seats(self, state: GameState, rel: tuple[int, ...]) -> None:
         """HAND_SIZES, SCORES and PASSED: a number for each seat, at its relative place."""
         hands = state.hands
-        scores = state.scores
-        passes = state.passes
+        sizes = self.sizes
         for seat in range(len(hands)):
-            place = rel[seat]
-            self.put(_HAND_SIZES + place, len(hands[seat]))
-            self.put(_SCORES + place, scores[seat])
-            self.put(_PASSED + place, passes >> seat & 1)
+            held = len(hands[seat])
+            if held != sizes[seat]:
+                sizes[seat] = self._written(_HAND_SIZES + rel[seat], held)
+        scores = state.scores
+        if scores != self.scores:  # (at the end of a round only)
+            for seat in range(len(scores)):
+                self._written(_SCORES + rel[seat], scores[seat])
+            self.scores = scores[:]
+        passes = state.passes
+        if passes != self.passes:
+            for seat in range(len(hands)):
+                self._written(_PASSED + rel[seat], passes >> seat & 1)
+            self.passes = passes
 
     def write_one_hots(self, state: GameState, me: int, role: int, rel: tuple[int, ...]) -> None:
         """TOP, ACTIVE_COLOUR, DRAWN, KING, JESTER, DEALER, CURRENT, DECIDER, UNO, RESOLVING, PENDING and ROLE."""
         # (the engine's faces, colours and decisions are int subclasses: read into int variables, compiled code
         # handles them as machine integers; interpreted, unlike a typing.cast call, a declaration costs nothing)
-        top: int = state.discard[-1]
-        self.one_hot(_TOP, top)
+        place: int = state.discard[-1]
+        if place != self.top:
+            self.top = self._moved(_TOP, self.top, place)
         colour = state.active_colour
-        self.one_hot(_ACTIVE, _NOWHERE if colour is None else colour)
+        place = _NOWHERE if colour is None else colour
+        if place != self.active:
+            self.active = self._moved(_ACTIVE, self.active, place)
         decision = state.decision
         decider = state.decider
         drawn = state.drawn if decider == me and decision is _DRAWN_DECISION else None
-        self.one_hot(_DRAWN, _NOWHERE if drawn is None else drawn)
-        self.one_hot(_KING, rel[state.king])
+        place = _NOWHERE if drawn is None else drawn
+        if place != self.drawn:
+            self.drawn = self._moved(_DRAWN, self.drawn, place)
+        place = rel[state.king]
+        if place != self.king:
+            self.king = self._moved(_KING, self.king, place)
         jester = state.jester
-        self.one_hot(_JESTER, _NOWHERE if jester is None else rel[jester])
-        self.one_hot(_DEALER, rel[state.dealer])
-        self.one_hot(_CURRENT, rel[state.current])
-        self.one_hot(_DECIDER, _NOWHERE if decider is None else rel[decider])
+        place = _NOWHERE if jester is None else rel[jester]
+        if place != self.jester:
+            self.jester = self._moved(_JESTER, self.jester, place)
+        place = rel[state.dealer]
+        if place != self.dealer:
+            self.dealer = self._moved(_DEALER, self.dealer, place)
+        place = rel[state.current]
+        if place != self.current:
+            self.current = self._moved(_CURRENT, self.current, place)
+        place = _NOWHERE if decider is None else rel[decider]
+        if place != self.decider:
+            self.decider = self._moved(_DECIDER, self.decider, place)
         uno = state.uno_seat
-        self.one_hot(_UNO, _NOWHERE if uno is None else rel[uno])
+        place = _NOWHERE if uno is None else rel[uno]
+        if place != self.uno:
+            self.uno = self._moved(_UNO, self.uno, place)
         place = _NOWHERE
         if decision is _COLOUR_DECISION or decision is _VICTIM_DECISION:
             resolving = state.resolving
             place = _START_CARD if resolving < 0 else rel[resolving]
-        self.one_hot(_RESOLVING, place)
-        pending: int = decision
-        self.one_hot(_PENDING, pending)
-        self.one_hot(_ROLE, role)
+        if place != self.resolving:
+            self.resolving = self._moved(_RESOLVING, self.resolving, place)
+        place = decision
+        if place != self.pending:
+            self.pending = self._moved(_PENDING, self.pending, place)
+        if role != self.role:
+            self.role = self._moved(_ROLE, self.role, role)
 
     def write_numbers(self, state: GameState) -> None:
         """DIRECTION, DRAW_PILE, SCEPTER_RUNNING, FANFARE_QUEUED, TURNS_SINCE_SCEPTER and JESTER_FOR_SETUP."""
-        self.put(_DIRECTION, 1 if state.direction > 0 else 0)
-        self.put(_DRAW_PILE, len(state.draw_pile))
-        self.put(_SCEPTER_RUNNING, 1 if state.scepter_running else 0)
-        self.put(_FANFARE_QUEUED, 1 if state.fanfare_queued else 0)
-        turns = state.turns_since_scepter
-        self.put(_TURNS, turns if turns < _TURNS_CAP else _TURNS_CAP)
-        self.put(_JESTER_FOR_SETUP, 1 if state.jester_for_setup else 0)
+        value = 1 if state.direction > 0 else 0
+        if value != self.direction:
+            self.direction = self._written(_DIRECTION, value)
+        value = len(state.draw_pile)
+        if value != self.draw_pile:
+            self.draw_pile = self._written(_DRAW_PILE, value)
+        value = 1 if state.scepter_running else 0
+        if value != self.scepter:
+            self.scepter = self._written(_SCEPTER_RUNNING, value)
+        value = 1 if state.fanfare_queued else 0
+        if value != self.fanfare:
+            self.fanfare = self._written(_FANFARE_QUEUED, value)
+        value = state.turns_since_scepter
+        if value > _TURNS_CAP:
+            value = _TURNS_CAP
+        if value != self.turns:
+            self.turns = self._written(_TURNS, value)
+        value = 1 if state.jester_for_setup else 0
+        if value != self.jester_for_setup:
+            self.jester_for_setup = self._written(_JESTER_FOR_SETUP, value)
 
 
 class PublicEncoder:

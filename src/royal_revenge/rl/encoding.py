@@ -113,8 +113,6 @@ FEWEST_PLAYERS: Final = 2
 
 
 _PLAY: Final = Play
-_PLAYS: Final[tuple[Play, ...]] = PLAYS
-_PLAYS_UNO: Final[tuple[Play, ...]] = PLAYS_UNO
 _DRAW: Final = Draw
 _KEEP: Final = Keep
 _CHOOSE_COLOUR: Final = ChooseColour
@@ -149,9 +147,7 @@ def action_index(action: AnyAction, seat: int, players: int) -> int:
     # looks the class up and, for another class, asks it; no action type is subclassed)
     if type(action) is _PLAY:
         card: int = action.card  # (an int variable: compiled, a machine integer)
-        # (the engine's own instances are told apart by identity: compiled, that costs a tenth of reading ``uno``)
-        uno = action is _PLAYS_UNO[card] or (action is not _PLAYS[card] and action.uno)
-        return (PLAY_UNO if uno else PLAY) + card
+        return (PLAY_UNO if action.uno else PLAY) + card
     if type(action) is _DRAW:
         return DRAW_ACTION
     if type(action) is _KEEP:

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import copy
+import json
+import os
 import random
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +25,7 @@ from royal_revenge.rl.encoding import (
     KEEP_ACTION,
     NUM_ACTIONS,
     OBS_SIZE,
+    PARTS,
     PASS,
     PLAY_UNO,
     VICTIM,
@@ -31,7 +38,10 @@ from royal_revenge.rl.encoding import (
     int_to_action,
     legal_indices,
     observation_high,
+    player_actions,
 )
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "rl.md"
 
 
 def all_player_actions(players: int) -> list[object]:
@@ -233,3 +243,88 @@ def test_legal_indices_map_shared_and_other_instances(players: int) -> None:
         if players < MAX_SEATS:  # a shared instance naming a seat this table lacks: refused, as by action_to_int
             with pytest.raises(ValueError, match="no seat"):
                 legal_indices([VICTIMS[MAX_SEATS - 1]], seat, players)
+
+
+# The mapping as one process sees it: every player action at every table size and seat, and its index.
+_MAPPING_SCRIPT = """
+import json
+from royal_revenge.rl.encoding import action_to_int, player_actions
+print(json.dumps({
+    f"{players}/{seat}/{action}": action_to_int(action, seat, players)
+    for players in range(2, 7) for seat in range(players) for action in player_actions(players)
+}))
+"""
+
+
+def _mapping_in_a_fresh_process(hash_seed: str) -> dict[str, int]:
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    out = subprocess.run([sys.executable, "-c", _MAPPING_SCRIPT], env=env, check=True, capture_output=True, text=True)
+    mapping: dict[str, int] = json.loads(out.stdout)
+    return mapping
+
+
+def test_the_action_mapping_is_a_bijection_and_the_same_in_every_process() -> None:
+    """Every action the engine can produce has its own index, ``int_to_action`` gives it back, and the
+    mapping does not depend on the process (object addresses, hash seeds): two fresh interpreters agree
+    with each other and with this one."""
+    produced: dict[int, set[object]] = {players: set() for players in range(2, MAX_SEATS + 1)}
+    for players in range(2, MAX_SEATS + 1):
+        for state in _random_states(players, 2, 31 * players):
+            for seat in range(players):
+                produced[players].update(state.legal_actions(seat))
+    for players in range(2, MAX_SEATS + 1):
+        actions = player_actions(players)
+        assert produced[players] <= set(actions), "the engine produced an action outside player_actions"
+        for seat in range(players):
+            indices = [action_to_int(action, seat, players) for action in actions]
+            assert len(set(indices)) == len(actions)  # one to one
+            assert [int_to_action(index, seat, players) for index in indices] == list(actions)  # and back
+            assert set(indices) == set(range(NUM_ACTIONS)) - {PASS} - {
+                base + rel for base in (VICTIM, JESTER, CATCH) for rel in range(players, MAX_SEATS)
+            }  # onto every index but PASS and the missing seats' slots
+    here = {
+        f"{players}/{seat}/{action}": action_to_int(action, seat, players)
+        for players in range(2, MAX_SEATS + 1)
+        for seat in range(players)
+        for action in player_actions(players)
+    }
+    first, second = _mapping_in_a_fresh_process("1"), _mapping_in_a_fresh_process("2")
+    assert first == second == here
+
+
+def _documented_layout() -> list[tuple[int, int]]:
+    """The (offset, size) rows of docs/rl.md's observation table."""
+    text = DOCS.read_text(encoding="utf-8")
+    table = text[text.index("| offset | size | field | values |") :]
+    rows = []
+    for line in table.splitlines()[2:]:
+        match = re.match(r"\| (\d+) \| (\d+) \|", line)
+        if match is None:
+            break
+        rows.append((int(match.group(1)), int(match.group(2))))
+    return rows
+
+
+def test_the_parts_cover_the_documented_layout_exactly_once() -> None:
+    starts = [part.start for part in PARTS]
+    # one after the other, from 0 to the end, each part where docs/rl.md says it is
+    assert starts[0] == 0
+    assert all(part.size > 0 for part in PARTS)
+    assert [part.start + part.size for part in PARTS] == [*starts[1:], OBS_SIZE]
+    assert [(part.start, part.size) for part in PARTS] == _documented_layout()
+    # every offset of Layout starts exactly one part
+    offsets = [value for name, value in vars(Layout).items() if name.isupper() and name not in ("SIZE", "TURNS_CAP")]
+    assert sorted(offsets) == starts
+    # and each part writes inside itself only (alone, on a zero vector), and together they are the encoding
+    for state in _random_states(3, 4, 5)[::4]:
+        for seat in range(state.players):
+            observation = Observation.of(state, seat)
+            for role in (Role.NONE, Role.TURN, Role.CHANCE):
+                together = np.zeros(OBS_SIZE, dtype=np.float32)
+                for part in PARTS:
+                    values = np.zeros(OBS_SIZE, dtype=np.float32)
+                    part.fill(values, part.start, observation, role)
+                    outside = np.delete(values, range(part.start, part.start + part.size))
+                    assert not outside.any(), f"the part at {part.start} writes outside itself"
+                    together += values
+                assert np.array_equal(together, encode_observation(observation, role))

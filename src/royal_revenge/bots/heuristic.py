@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Final
 
 from ..engine import (
     AnyAction,
@@ -41,12 +42,13 @@ from ..engine import (
     Observation,
     Play,
 )
+from ..engine.cards import ALL_CARDS, CARDS_OF_COLOUR, COLOUR_OF, POINTS_OF
 from .base import seeded_rng
 
 __all__ = ["HeuristicAgent", "threat", "most_dangerous", "best_colour", "colour_counts", "unseen_by_colour"]
 
-CARDS_PER_COLOUR = 13
-"""Coloured cards of one colour in the deck: 8 numbers, Reverse, Skip, King's Choice, two Jesters."""
+MOST_COLOURED_POINTS: Final = max(POINTS_OF[card] for card in ALL_CARDS if COLOUR_OF[card] is not None)
+"""The most a coloured card scores (a symbol's points): playing a card sheds its points up to this much."""
 
 
 def threat(hand_size: int) -> float:
@@ -72,7 +74,7 @@ def most_dangerous(observation: Observation, excluding: int, candidates: Sequenc
 
 def colour_counts(cards: Sequence[Card]) -> list[int]:
     """How many cards of each colour (Wilds not counted)."""
-    counts = [0, 0, 0, 0]
+    counts = [0] * len(Colour)
     for card in cards:
         colour = card.colour
         if colour is not None:
@@ -84,7 +86,7 @@ def unseen_by_colour(observation: Observation) -> list[int]:
     """Per colour, the cards the observer cannot see: in other hands or in the draw pile."""
     seen = colour_counts(observation.hand)
     discarded = colour_counts(observation.discard_pile)
-    return [CARDS_PER_COLOUR - seen[c] - discarded[c] for c in range(4)]
+    return [CARDS_OF_COLOUR[c] - seen[c] - discarded[c] for c in Colour]
 
 
 def best_colour(observation: Observation, hand: Sequence[Card] | None = None) -> Colour:
@@ -97,7 +99,7 @@ def best_colour(observation: Observation, hand: Sequence[Card] | None = None) ->
     assert observation.seat is not None
     cards = observation.hand if hand is None else hand
     mine = colour_counts(cards)
-    points = [0, 0, 0, 0]
+    points = [0] * len(Colour)
     for card in cards:
         if card.colour is not None:
             points[card.colour] += card.points
@@ -232,7 +234,8 @@ class HeuristicAgent:
         sizes = observation.hand_sizes
         direction = observation.direction
         kind = card.kind
-        value = min(card.points, 20) / 20  # shed points a little (a Wild is kept for later, below)
+        # shed points a little (a Wild counts as a symbol here: it is kept for later, below)
+        value = min(card.points, MOST_COLOURED_POINTS) / MOST_COLOURED_POINTS
         nxt = (me + direction) % n
         prev = (me - direction) % n
         mine = colour_counts(hand)

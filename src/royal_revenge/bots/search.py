@@ -40,10 +40,10 @@ from ..engine import (
     Play,
 )
 from ..engine.actions import COLOURS, DRAW, JESTERS, KEEP, PLAYS, PLAYS_UNO, VICTIMS
-from ..engine.cards import CARDS_OF_COLOUR, COLOUR_OF, KIND_OF, NUMBER_OF, PLAYABLE, POINTS_OF, Card, Kind, match_key
+from ..engine.cards import CARDS_OF_COLOUR, COLOUR_OF, KIND_OF, PLAYABLE, POINTS_OF, Card, Colour, Kind, match_key
 from ..engine.options import DEFAULT_SCEPTER_TURNS
 from .base import seeded_rng
-from .heuristic import HeuristicAgent
+from .heuristic import MOST_COLOURED_POINTS, HeuristicAgent
 
 __all__ = ["SearchAgent", "rollout_policy", "rollout"]
 
@@ -79,7 +79,7 @@ def _most_dangerous(state: GameState, king: int) -> int:
 
 def _king_colour(state: GameState, king: int) -> int:
     """As :func:`~royal_revenge.bots.heuristic.best_colour`, from the King's own view of the world."""
-    mine = [0.0, 0.0, 0.0, 0.0]
+    mine = [0.0] * len(Colour)
     unseen = list(CARDS_OF_COLOUR)
     for card in state.hands[king]:
         colour = COLOUR_OF[card]
@@ -91,7 +91,7 @@ def _king_colour(state: GameState, king: int) -> int:
         if colour is not None:
             unseen[colour] -= 1
     weight = 0.08 + 0.12 * _threat(len(state.hands[_most_dangerous(state, king)]))
-    values = [mine[c] - weight * unseen[c] for c in range(4)]
+    values = [mine[c] - weight * unseen[c] for c in Colour]
     return values.index(max(values))
 
 
@@ -101,7 +101,7 @@ def _threat(size: int) -> float:
 
 def _best_play(state: GameState, seat: int, hand: list[Card], playable: list[Card]) -> Card:
     """A cheap copy of :meth:`HeuristicAgent.play_value` on a full state (no unseen-card term)."""
-    counts = [0, 0, 0, 0]
+    counts = [0] * len(Colour)
     for card in hand:
         colour = COLOUR_OF[card]
         if colour is not None:
@@ -116,7 +116,7 @@ def _best_play(state: GameState, seat: int, hand: list[Card], playable: list[Car
         kind = KIND_OF[card]
         colour = COLOUR_OF[card]
         if kind is _NUMBER:
-            value = (NUMBER_OF[card] or 0) / 20
+            value = POINTS_OF[card] / MOST_COLOURED_POINTS
         elif kind is _WILD:
             value = 1.0 - 4.0 * (len(playable) > 1)
             if state.king == seat:

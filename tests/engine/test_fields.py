@@ -30,7 +30,7 @@ from .randomplay import GameSpec, drive, game_specs
 
 def annotated_attributes() -> list[str]:
     """The attributes GameState's class body annotates (read from the source: the compiled class has no annotations)."""
-    source = Path(inspect.getfile(state_module)).with_suffix(".py").read_text()
+    source = (Path(inspect.getfile(state_module)).parent / "state.py").read_text()  # (beside the .so, compiled)
     tree = ast.parse(source)
     body = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "GameState").body
     return [node.target.id for node in body if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)]

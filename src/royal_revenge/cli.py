@@ -26,6 +26,7 @@ from .engine import (
 )
 from .engine.actions import Move
 from .engine.events import Event
+from .engine.options import MAX_PLAYERS, MIN_PLAYERS
 from .narration import describe_event
 
 __all__ = ["main", "cli"]
@@ -60,7 +61,7 @@ def _options(
 def rule_options(func: click.decorators.FC) -> click.decorators.FC:
     """The rule options of RULES.md as command-line flags (shared by every command that starts games)."""
     decorators = [
-        click.option("--players", "-p", type=click.IntRange(2, 6), default=4, show_default=True,
+        click.option("--players", "-p", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=4, show_default=True,
                      help="Players at the table (R-SETUP-1)."),
         click.option("--target", type=click.IntRange(min=1), default=500, show_default=True,
                      help="Points that win the game (R-SCORE-5)."),
@@ -467,7 +468,7 @@ def _in_terminal() -> bool:
 @click.option("--name", default=None, metavar="NAME", help="Your name at the table.  [default: $USER or 'You']")
 @click.option("--age", type=click.IntRange(0, 150), default=None,
               help="Your age: the youngest player is the first King (R-SETUP-4).")
-@click.option("--players", "-p", type=click.IntRange(2, 6), default=None,
+@click.option("--players", "-p", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=None,
               help="Players at a local table, you included (R-SETUP-1).  [default: 4, or one more than --bots]")
 @click.option("--bots", "-b", default="normal", show_default=True, metavar="LEVEL[,LEVEL...]",
               help="Bot levels (easy, normal, hard): one for every bot, or one per bot.")

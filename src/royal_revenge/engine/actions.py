@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Final, NamedTuple, TypeAlias
 
 from .cards import ALL_CARDS, Card, Colour
 from .errors import IllegalActionError, NotationError
+from .options import MAX_PLAYERS
 
 __all__ = [
     "Play",
@@ -50,7 +51,7 @@ __all__ = [
     "MAX_SEATS",
 ]
 
-MAX_SEATS: Final = 6
+MAX_SEATS: Final = MAX_PLAYERS
 
 
 def _check_seat(seat: object, what: str, rule: str) -> None:

@@ -16,7 +16,11 @@ from typing import Any, Final
 
 from .errors import OptionsError
 
-__all__ = ["Scoring", "GameOptions", "DEFAULT_SCEPTER_TURNS"]
+__all__ = ["Scoring", "GameOptions", "DEFAULT_SCEPTER_TURNS", "MIN_PLAYERS", "MAX_PLAYERS"]
+
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 6
+"""A game has 2 to 6 players (R-SETUP-1)."""
 
 DEFAULT_SCEPTER_TURNS: Final = (9, 15)
 """The turn-counted scepter's default: it sounds after 9 to 15 turns, chosen at random (R-KING-1, D-6)."""
@@ -48,8 +52,10 @@ class GameOptions:
     scepter_turns: tuple[int, int] | None = DEFAULT_SCEPTER_TURNS
 
     def __post_init__(self) -> None:
-        if isinstance(self.players, bool) or not isinstance(self.players, int) or not 2 <= self.players <= 6:
-            raise OptionsError(f"players must be 2 to 6 (R-SETUP-1), not {self.players}")
+        if isinstance(self.players, bool) or not isinstance(self.players, int) or not (
+            MIN_PLAYERS <= self.players <= MAX_PLAYERS
+        ):
+            raise OptionsError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS} (R-SETUP-1), not {self.players}")
         if isinstance(self.target_score, bool) or not isinstance(self.target_score, int) or self.target_score < 1:
             raise OptionsError(f"target_score must be a positive whole number (R-SCORE-5), not {self.target_score}")
         if not isinstance(self.scoring, Scoring):

@@ -59,6 +59,7 @@ from ..engine import (
 )
 from ..engine.actions import CATCHES, COLOURS, JESTERS, MAX_SEATS, PLAYS, PLAYS_UNO, VICTIMS
 from ..engine.cards import ALL_CARDS, COPIES_OF, FULL_DECK, NUM_FACES, POINTS_OF
+from ..engine.options import MIN_PLAYERS
 
 __all__ = [
     "NUM_ACTIONS",
@@ -108,8 +109,8 @@ CATCH: Final = CALL_UNO_ACTION + 1  # 117
 PASS: Final = CATCH + MAX_SEATS  # 123
 NUM_ACTIONS: Final = PASS + 1  # 124
 
-FEWEST_PLAYERS: Final = 2
-"""The smallest table (R-SETUP-1; the engine's ``GameOptions`` accepts 2 to 6 players)."""
+FEWEST_PLAYERS: Final = MIN_PLAYERS
+"""The smallest table (the engine's MIN_PLAYERS, R-SETUP-1)."""
 
 
 _PLAY: Final = Play

@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from ..engine import GameOptions, RoyalRevengeError, Scoring
+from ..engine.options import MAX_PLAYERS, MIN_PLAYERS
 
 __all__ = ["PHASE_VALUES", "SETTING_WORDS", "Phase", "TableError", "TableSettings"]
 
@@ -127,8 +128,8 @@ SETTING_WORDS: Final = {
 def _options_refusal(settings: TableSettings) -> str:
     """Why the engine refused a table's rule options, in plain words (the engine's own message names fields)."""
     players = settings.players
-    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
-        return "A table has 2 to 6 players"
+    if isinstance(players, bool) or not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        return f"A table has {MIN_PLAYERS} to {MAX_PLAYERS} players"
     target = settings.target_score
     if isinstance(target, bool) or not isinstance(target, int) or target < 1:
         return "The target score must be a whole number of points, at least 1"

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ..engine import AnyAction, GameOptions, GameState, Observation, OptionsError
+from ..engine.options import MAX_PLAYERS, MIN_PLAYERS
 
 if TYPE_CHECKING:
     from ..bots.base import Agent
@@ -119,8 +120,8 @@ class TournamentConfig:
         for name in names:
             if name not in BOT_NAMES:
                 raise TournamentConfigError(f"unknown bot {name!r}; the bots are: {allowed}")
-        if not _whole(self.players) or not 2 <= self.players <= 6:
-            raise TournamentConfigError(f"players must be 2 to 6, not {self.players!r}")
+        if not _whole(self.players) or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
+            raise TournamentConfigError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {self.players!r}")
         if len(names) > self.players:
             raise TournamentConfigError(
                 f"{len(names)} bots named for {self.players} seats: name at most one bot per seat "

@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from ..client.local import LocalGame
+from ..engine.options import MAX_PLAYERS, MIN_PLAYERS
 from ..session import BOT_LEVELS, TableError, TableSettings
 
 if TYPE_CHECKING:
@@ -57,7 +58,8 @@ class SettingsScreen(Screen[None]):
                 yield Input("" if game.age is None else str(game.age), id="age", type="integer",
                             placeholder="optional", compact=True)
                 yield Label("Players (you and 1 to 5 bots)")
-                yield Select([(str(n), n) for n in range(2, 7)], value=settings.players, id="player-count",
+                counts = range(MIN_PLAYERS, MAX_PLAYERS + 1)
+                yield Select([(str(n), n) for n in counts], value=settings.players, id="player-count",
                              allow_blank=False, compact=True)
                 for index in range(5):
                     level = game.bots[index] if index < len(game.bots) else "normal"

@@ -648,6 +648,7 @@ class Hub:
 
         def stored(error: StoreError | None) -> None:
             if isinstance(error, LeaseLost):  # (another process runs the table now: nothing to reload here)
+                log.warning("write_refused", extra={"table": live.table.code, "reason": "lease_lost"})
                 self._let_go(live, "lease_lost")
                 if by is not None:
                     by.ack = None

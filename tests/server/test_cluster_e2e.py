@@ -207,8 +207,8 @@ async def test_a_paused_process_loses_its_leases_and_its_late_writes_are_refused
                 while True:
                     frames.append(json.loads(await asyncio.wait_for(direct.recv(), 15)))
             assert closed.value.rcvd is not None and closed.value.rcvd.code == CLOSE_MOVED
-            assert not any(frame.get("ack") == "late-move" or frame.get("id") == "late-move"
-                           and frame.get("type") == "ack" for frame in frames)
+            assert not any(frame.get("ack") == "late-move"
+                           or (frame.get("id") == "late-move" and frame.get("type") == "ack") for frame in frames)
             paused_players = [p for c in held if c in tables for p in tables[c]]
             assert _back_within(paused_players, paused_at) < 2.0 + 2.5 + TAKEOVER_LIMIT
 

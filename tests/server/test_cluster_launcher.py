@@ -7,7 +7,10 @@ Everything listens on 127.0.0.1 only.
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
+import signal
 import subprocess
 import threading
 import time
@@ -18,8 +21,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from royal_revenge.server.balancer import check_config, find_haproxy, haproxy_config, server_states
-from royal_revenge.server.localdb import free_port
+from royal_revenge.cli import main
+from royal_revenge.server import balancer, localdb
+from royal_revenge.server.balancer import HaproxyMissing, check_config, find_haproxy, haproxy_config, server_states
+from royal_revenge.server.cluster import LocalCluster, serve_command
+from royal_revenge.server.localdb import LocalPostgres, PostgresMissing, free_port
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -197,3 +203,97 @@ def test_haproxy_routes_every_url_of_a_table_by_its_code_and_moves_only_a_stoppe
         servers[1] = NamedServer("b", servers[1].port)  # back on the same address: its tables come back to it
         balancer.wait_for(dict.fromkeys(("a", "b", "c"), "UP"))
         assert {code: owner_of(client, f"/t/{code}") for code in codes} == owners
+
+
+# --- LocalCluster: real server processes, HAProxy and a throwaway PostgreSQL -----------------------------------
+
+
+def test_a_local_cluster_starts_answers_through_the_balancer_and_stops_cleanly() -> None:
+    cluster = LocalCluster(processes=2, log_level="warning")
+    with cluster:
+        assert cluster.balancer_states() == {"p1": "UP", "p2": "UP"}
+        assert [cluster.health(index)["node"] for index in (0, 1)] == ["p1", "p2"]
+        nodes = {cluster.health()["node"] for _ in range(6)}  # (no table code: round robin)
+        assert nodes == {"p1", "p2"}, cluster.logs()
+        with httpx.Client(base_url=cluster.url, timeout=5) as client:
+            created = client.post("/api/tables", json={"name": "Ann", "settings": {"players": 2}})
+            assert created.status_code == 201, created.text
+            code = created.json()["code"]
+            for path in (f"/api/tables/{code}", f"/api/tables/{code.lower()}", f"/t/{code}"):
+                assert client.get(path).status_code == 200, (path, cluster.logs())
+        folder, postgres = cluster.folder, cluster.postgres
+        assert folder is not None and (folder / "haproxy.cfg").exists()
+        assert postgres is not None and postgres.running
+        pids = [process.pid for process in cluster.processes]
+    assert cluster.haproxy is None and not postgres.running and not folder.exists()
+    # (uvicorn ends a graceful stop by raising the signal it caught again: a drained process's status is -SIGTERM)
+    assert all(process.returncode in (0, -signal.SIGTERM) for process in cluster.processes), cluster.logs()
+    for pid in pids:
+        assert pid is not None
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"{cluster.url}/healthz", timeout=1)
+
+
+def test_a_killed_or_paused_process_is_marked_down_within_seconds_and_up_again() -> None:
+    with LocalCluster(processes=2, log_level="warning") as cluster:
+        cluster.kill(1)
+        assert cluster.wait_until_marked(1, "DOWN") < 2.5
+        assert cluster.processes[1].returncode == -signal.SIGKILL
+        assert {cluster.health()["node"] for _ in range(4)} == {"p1"}
+        cluster.restart(1)
+        cluster.wait_until_marked(1, "UP")
+        cluster.pause(0)
+        try:
+            assert cluster.wait_until_marked(0, "DOWN") < 4
+            assert {cluster.health()["node"] for _ in range(4)} == {"p2"}
+        finally:
+            cluster.resume(0)
+        cluster.wait_until_marked(0, "UP")
+        assert cluster.drain(0) in (0, -signal.SIGTERM)
+        cluster.wait_until_marked(0, "DOWN")
+
+
+def test_the_cluster_command_runs_until_ctrl_c(tmp_path: Path) -> None:
+    port = free_port()
+    command = [*serve_command(), "cluster", "--processes", "1", "--port", str(port), "--log-level", "warning",
+               "--folder", str(tmp_path / "cluster")]
+    launcher = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert launcher.stdout is not None
+        said = []
+        for line in launcher.stdout:
+            said.append(line)
+            if line.startswith("Ctrl-C"):
+                break
+        assert f"open http://127.0.0.1:{port}/" in said[0], "".join(said)
+        assert re.search(r"^  p1 +pid \d+, http://127\.0\.0\.1:\d+", "".join(said), re.MULTILINE)
+        assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).json()["node"] == "p1"
+        launcher.send_signal(signal.SIGINT)
+        rest, _ = launcher.communicate(timeout=40)
+        assert launcher.returncode == 0, rest
+        assert rest.rstrip().endswith("stopped")
+        assert (tmp_path / "cluster" / "haproxy.cfg").exists() and (tmp_path / "cluster" / "p1.log").exists()
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+            launcher.wait()
+
+
+def test_a_missing_haproxy_or_postgresql_is_said_in_plain_words(monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(balancer.shutil, "which", lambda *args, **kwargs: None)
+    cluster = LocalCluster(processes=1)
+    with pytest.raises(HaproxyMissing, match=re.escape("apt-get install haproxy")):
+        cluster.start()
+    assert cluster.postgres is None and cluster.processes == []
+    assert main(["cluster", "--port", "0"]) == 1
+    assert "apt-get install haproxy" in capsys.readouterr().err
+    monkeypatch.undo()
+
+    monkeypatch.setattr(localdb, "find_bin_dir", lambda: None)
+    with pytest.raises(PostgresMissing, match=re.escape("apt-get install postgresql")):
+        LocalPostgres().start()
+    assert main(["cluster", "--port", "0"]) == 1
+    assert "apt-get install postgresql" in capsys.readouterr().err

@@ -625,3 +625,48 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo("interrupted", err=True)
         return 130
     return 0
+
+
+# --- cluster (several server processes behind HAProxy, on this machine) ---------------------------------------
+
+
+@cli.command()
+@click.option("--processes", "-n", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Server processes to run (one per core is the rule).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address the balancer listens on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port the balancer listens on (the processes take free ports on 127.0.0.1).")
+@click.option("--db", "db", default=None, metavar="URL",
+              help="The PostgreSQL database the processes share (postgresql://...). Default: a throwaway "
+                   "PostgreSQL started for the cluster and deleted when it stops.")
+@click.option("--lease-seconds", type=click.FloatRange(0.5, 60), default=None,
+              help="How long a table's lease lasts unless renewed: a dead process's tables are taken over after "
+                   "this long.  [default: serve's]")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
+              show_default=True, help="The processes' log level (their logs are files in the cluster's folder).")
+@click.option("--folder", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Keep the logs and the HAProxy configuration in this folder. Default: a temporary folder, "
+                   "deleted when the cluster stops.")
+@click.option("--no-rate-limits", is_flag=True,
+              help="Lift the per-address rate limits and live-table bound (load tests on a trusted network only).")
+def cluster(processes: int, host: str, port: int, db: str | None, lease_seconds: float | None, log_level: str,
+            folder: Path | None, no_rate_limits: bool) -> None:
+    """Run a cluster on this machine: server processes behind HAProxy, sharing PostgreSQL (docs/scaling.md).
+
+    Needs Debian's haproxy and (without --db) postgresql packages. Ctrl-C stops it all: the balancer, then each
+    process (it hands its tables over first), then the throwaway database."""
+    from .server.balancer import HaproxyMissing
+    from .server.cluster import ClusterError, run
+    from .server.localdb import PostgresMissing
+
+    if db is not None and not db.startswith("postgresql"):
+        raise click.UsageError("--db takes the PostgreSQL database the processes share (postgresql://...)")
+    try:
+        status = run(processes, host, port, db, lease_seconds, log_level, no_rate_limits, folder,
+                     echo=click.echo)
+    except (HaproxyMissing, PostgresMissing, ClusterError) as error:
+        raise click.ClickException(str(error)) from None
+    if status == 130:
+        raise click.exceptions.Abort
+    if status:
+        raise click.ClickException("the balancer stopped, so the cluster was stopped")

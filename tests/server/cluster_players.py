@@ -167,11 +167,13 @@ async def open_table(http: httpx.AsyncClient, rng: random.Random, *, humans: int
                      bot_delay: float = 0.2) -> tuple[str, dict[int, str]]:
     """Open a single-round table through the balancer with ``humans`` people and ``bots`` bots, started."""
     settings = {"players": humans + bots, "single_round": True, "turn_seconds": 60.0,
-                "bot_delay_seconds": bot_delay, "scepter_min_seconds": 4.0, "scepter_max_seconds": 8.0}
+                "bot_delay_seconds": bot_delay, "scepter_min_seconds": 5.0, "scepter_max_seconds": 10.0}
+    http.cookies.clear()
     created = await _retrying(http, "post", "/api/tables",
                               json={"name": "Host", "settings": settings, "bots": ["normal"] * bots})
     code, tokens = created["code"], {created["seat"]: created["token"]}
     for index in range(1, humans):
+        http.cookies.clear()  # (another person: not the host's browser)
         joined = await _retrying(http, "post", f"/api/tables/{code}/join", json={"name": f"P{index}"})
         tokens[joined["seat"]] = joined["token"]
     return code, tokens

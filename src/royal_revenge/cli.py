@@ -385,7 +385,7 @@ def tournament(
               help="Run as one process of a cluster, named NAME (unique among the processes): it owns only the "
                    "tables whose lease it holds in the shared PostgreSQL database (--db postgresql://...), and "
                    "on SIGTERM hands them over before it stops (docs/scaling.md).")
-@click.option("--lease-seconds", type=click.FloatRange(0.5, 60), default=3.0, show_default=True,
+@click.option("--lease-seconds", type=click.FloatRange(0.5, 60), default=2.0, show_default=True,
               help="With --node: how long a table's lease lasts unless renewed (a dead process's tables are "
                    "taken over after this long).")
 def serve(host: str, port: int, db: str | None, log_level: str, log_format: str, sqlite_sync: str,

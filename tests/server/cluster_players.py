@@ -63,6 +63,7 @@ class Player:
     think: tuple[float, float] = (0.0, 0.05)
     view: dict[str, Any] | None = None
     acked: set[str] = field(default_factory=set)
+    """The acknowledged actions' ids (the host's ``start`` is not a move: its id ends in ``-start``)."""
     unacked: dict[str, dict[str, Any]] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)
     reconnections: list[Reconnection] = field(default_factory=list)
@@ -141,7 +142,7 @@ class Player:
         if (kind == "state" and view and view.get("phase") == "lobby" and view.get("host") == self.seat
                 and not self.unacked and all(seat["kind"] != "open" for seat in view["seats"])):
             self._ids += 1  # the host starts the game once every seat is taken (resent like an action if need be)
-            start = {"type": "host", "id": f"s{self.seat}-{self.code}-{self._ids}", "command": "start"}
+            start = {"type": "host", "id": f"s{self.seat}-{self.code}-{self._ids}-start", "command": "start"}
             self.unacked[start["id"]] = start
             with contextlib.suppress(websockets.ConnectionClosed):
                 await ws.send(json.dumps(start))

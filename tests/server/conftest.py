@@ -173,7 +173,7 @@ async def running_server(db: Path | str, *, clock: FakeClock | None = None,
                          agent_factory: Callable[[str, int], Any] | None = eager_agents,
                          limits: throttle.Limits | None = None,
                          send_buffer: int | None = None, node: str | None = None,
-                         lease_seconds: float = 3.0) -> AsyncIterator[Server]:
+                         lease_seconds: float = 2.0) -> AsyncIterator[Server]:
     """A uvicorn server in this event loop on a free port of 127.0.0.1, with a fake clock.
 
     ``db`` is an SQLite file, or a database URL (PostgreSQL: :func:`postgres_cluster`); ``limits`` the per-address

@@ -44,7 +44,7 @@ log: Final = logging.getLogger("royal_revenge.server")
 
 _TAKE_EXTRA_SECONDS: Final = 2.0
 """How long past a lease's length a request waits for a table another process holds (it asked for it)."""
-_TAKE_POLL_SECONDS: Final = 0.25
+_TAKE_POLL_SECONDS: Final = 0.1
 """How often a request waiting for a table tries to take it (a hand-over's notification usually comes first)."""
 
 _RELOAD_FIRST_DELAY: Final = 0.05

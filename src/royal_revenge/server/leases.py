@@ -42,7 +42,7 @@ __all__ = ["CHANNEL", "DEFAULT_LEASE_SECONDS", "Held", "Leases"]
 
 log: Final = logging.getLogger("royal_revenge.server")
 
-DEFAULT_LEASE_SECONDS: Final = 3.0
+DEFAULT_LEASE_SECONDS: Final = 2.0
 """How long a lease lasts unless renewed (``serve --lease-seconds``): a dead process's tables are taken over after
 at most this long. Renewed every third of it."""
 

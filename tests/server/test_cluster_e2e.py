@@ -54,10 +54,13 @@ async def _moves_by_id(db: str, code: str) -> Counter[str]:
     return Counter(row["client_id"] for row in rows)
 
 
-async def _until(predicate: Any, timeout: float, what: str) -> None:
+async def _until(predicate: Any, timeout: float, what: str, players: list[Player] = ()) -> None:  # type: ignore[assignment]
     deadline = time.monotonic() + timeout
     while not predicate():
-        assert time.monotonic() < deadline, f"not within {timeout:g} s: {what}"
+        if time.monotonic() >= deadline:
+            stuck = [(p.code, p.seat, p.finished, len(p.unacked), p.reconnections[-3:], p.final_close)
+                     for p in players if not (p.finished and not p.unacked)][:5]
+            raise AssertionError(f"not within {timeout:g} s: {what}; for instance {stuck}")
         await asyncio.sleep(0.05)
 
 
@@ -134,9 +137,9 @@ async def test_sixty_tables_go_on_through_a_sigkill_and_a_drain(postgres_cluster
 
             killed_at = time.monotonic()
             cluster.kill(index)
-            killed_players = [p for code in killed_tables for p in tables[code]]
+            killed_players = [p for code in killed_tables for p in tables[code] if not p.finished]
             await _until(lambda: _back_within(killed_players, killed_at) < float("inf"), 30,
-                         "the killed process's tables answer again")
+                         "the killed process's tables answer again", killed_players)
             after_kill = _back_within(killed_players, killed_at)
             assert after_kill < TAKEOVER_LIMIT, after_kill
             owners = await _owners(db)
@@ -153,7 +156,7 @@ async def test_sixty_tables_go_on_through_a_sigkill_and_a_drain(postgres_cluster
             # SIGTERM: it hands its tables over and exits (uvicorn ends by raising the signal it caught again).
             assert cluster.drain(int(drained[1:]) - 1) in (0, -signal.SIGTERM)
             await _until(lambda: _back_within(drained_players, drained_at) < float("inf"), 30,
-                         "the drained process's tables answer again")
+                         "the drained process's tables answer again", drained_players)
             after_drain = _back_within(drained_players, drained_at)
             assert after_drain < TAKEOVER_LIMIT, after_drain
             log = [json.loads(line) for line in cluster.logs()[drained].splitlines() if line.startswith("{")]
@@ -161,7 +164,8 @@ async def test_sixty_tables_go_on_through_a_sigkill_and_a_drain(postgres_cluster
                       and line.get("reason") == "handed_over"}
             assert set(drained_tables) <= handed, (drained_tables, handed)
 
-            await _until(lambda: all(p.finished and not p.unacked for p in players), 180, "every game finishes")
+            await _until(lambda: all(p.finished and not p.unacked for p in players), 180, "every game finishes",
+                         players)
             print(f"\n{len(killed_tables)} tables of the killed process answered again within {after_kill:.2f} s, "
                   f"{len(drained_tables)} of the drained one within {after_drain:.2f} s; "
                   f"{sum(len(p.acked) for p in players)} acknowledged actions, "
@@ -219,7 +223,8 @@ async def test_a_paused_process_loses_its_leases_and_its_late_writes_are_refused
             paused_players = [p for c in held if c in tables for p in tables[c]]
             assert _back_within(paused_players, paused_at) < 2.0 + 2.5 + TAKEOVER_LIMIT
 
-            await _until(lambda: all(p.finished and not p.unacked for p in players), 180, "every game finishes")
+            await _until(lambda: all(p.finished and not p.unacked for p in players), 180, "every game finishes",
+                         players)
         finally:
             stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)

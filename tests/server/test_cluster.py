@@ -7,6 +7,7 @@ what each holds can be looked at directly; ``test_cluster_e2e.py`` runs real pro
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 
 import pytest
@@ -133,8 +134,7 @@ async def test_a_process_that_lost_its_lease_cannot_write_and_lets_its_tables_go
         # database (never applied), a lets the table go, and the player is told to reconnect.
         assert client.view is not None and client.view["legal"]
         sent = client.next_id()
-        await client.ws.send(f'{{"type": "action", "id": "{sent}", "action": {client.view["legal"][0]}}}'
-                             .replace("'", '"'))
+        await client.ws.send(json.dumps({"type": "action", "id": sent, "action": client.view["legal"][0]}))
         await client.wait_closed()
         assert client.close_code == CLOSE_MOVED
         assert not any(frame.get("ack") == sent or frame.get("id") == sent for frame in client.frames)

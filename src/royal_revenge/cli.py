@@ -381,9 +381,19 @@ def tournament(
                    "[default: $FORWARDED_ALLOW_IPS or 127.0.0.1]")
 @click.option("--no-rate-limits", is_flag=True,
               help="Lift the per-address rate limits and live-table bound (load tests on a trusted network only).")
+@click.option("--node", default=None, metavar="NAME",
+              help="Run as one process of a cluster, named NAME (unique among the processes): it owns only the "
+                   "tables whose lease it holds in the shared PostgreSQL database (--db postgresql://...), and "
+                   "on SIGTERM hands them over before it stops (docs/scaling.md).")
+@click.option("--lease-seconds", type=click.FloatRange(0.5, 60), default=3.0, show_default=True,
+              help="With --node: how long a table's lease lasts unless renewed (a dead process's tables are "
+                   "taken over after this long).")
 def serve(host: str, port: int, db: str | None, log_level: str, log_format: str, sqlite_sync: str,
-          forwarded_allow_ips: str | None, no_rate_limits: bool) -> None:
-    """Run the online tables server (browser page, HTTP API and WebSockets)."""
+          forwarded_allow_ips: str | None, no_rate_limits: bool, node: str | None, lease_seconds: float) -> None:
+    """Run the online tables server (browser page, HTTP API and WebSockets).
+
+    Alone (the default) it holds every table; with --node it is one of several processes sharing a PostgreSQL
+    database behind a load balancer (royal-revenge cluster starts such a cluster on this machine)."""
     import asyncio
     import socket
 
@@ -391,6 +401,11 @@ def serve(host: str, port: int, db: str | None, log_level: str, log_format: str,
     from .server.store import Store, StoreError, database_url
 
     url = database_url(db)
+    if node is not None and not url.startswith("postgresql"):
+        raise click.UsageError("--node needs a PostgreSQL database that every process of the cluster shares "
+                               "(--db postgresql://user@host/database)")
+    if node is not None and not (node and node.replace("-", "").replace("_", "").isalnum() and len(node) <= 40):
+        raise click.UsageError("--node takes a short name of letters, digits, '-' and '_' (such as p1)")
 
     async def check_database() -> None:
         store = await Store.connect(url, synchronous=sqlite_sync)
@@ -419,6 +434,8 @@ def serve(host: str, port: int, db: str | None, log_level: str, log_format: str,
 
     chosen = configure_logging(log_level, log_format)
     greeting = f"UNO Royal Revenge: open http://{host}:{port}/ (database {url.split('://')[0]})"
+    if node is not None:
+        greeting += f", cluster process {node}"
     if chosen == "text":
         click.echo(greeting, err=True)  # (a person reads it at any log level)
     else:  # every line on standard error is a JSON object
@@ -427,7 +444,8 @@ def serve(host: str, port: int, db: str | None, log_level: str, log_format: str,
 
     from .server.throttle import DEFAULT_LIMITS, LIFTED
 
-    app = create_app(url, limits=LIFTED if no_rate_limits else DEFAULT_LIMITS, synchronous=sqlite_sync)
+    app = create_app(url, limits=LIFTED if no_rate_limits else DEFAULT_LIMITS, synchronous=sqlite_sync, node=node,
+                     lease_seconds=lease_seconds)
     gc.freeze()  # start-up objects never die: keep them out of every later collection
     # A collection's pause grows with what it scans: every 5,000 new objects (700 by default) keeps the young ones
     # short, and the middle generation, collected every 10 of them, small. (At 50,000 and 20, with 4,000 players

@@ -172,17 +172,19 @@ def server_state(server: Server) -> dict[str, Any]:
 async def running_server(db: Path | str, *, clock: FakeClock | None = None,
                          agent_factory: Callable[[str, int], Any] | None = eager_agents,
                          limits: throttle.Limits | None = None,
-                         send_buffer: int | None = None) -> AsyncIterator[Server]:
+                         send_buffer: int | None = None, node: str | None = None,
+                         lease_seconds: float = 3.0) -> AsyncIterator[Server]:
     """A uvicorn server in this event loop on a free port of 127.0.0.1, with a fake clock.
 
     ``db`` is an SQLite file, or a database URL (PostgreSQL: :func:`postgres_cluster`); ``limits`` the per-address
     limits (by default lifted: :func:`no_address_limits`). ``send_buffer`` sets the
     kernel's send buffer of its connections (``SO_SNDBUF``), so that a client that does not read soon makes the
-    server wait to write (the kernel grows it to megabytes on loopback otherwise).
+    server wait to write (the kernel grows it to megabytes on loopback otherwise). ``node``: one process of a
+    cluster (a PostgreSQL ``db`` shared with others), with leases of ``lease_seconds``.
     """
     clock = clock or FakeClock()
     app = create_app(db if isinstance(db, str) else f"sqlite+aiosqlite:///{db}", clock=clock,
-                     agent_factory=agent_factory, limits=limits)
+                     agent_factory=agent_factory, limits=limits, node=node, lease_seconds=lease_seconds)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **SERVER_OPTIONS)
     server = uvicorn.Server(config)
     sockets = None

@@ -29,6 +29,8 @@ _FATAL_CLOSE: Final = {4400: "the server does not speak this client's protocol (
                         4409: "this seat was opened on another connection (another window or device)",
                         4429: "too many tries from your address; wait a minute and try again"}
 """Close codes after which reconnecting cannot help (docs/protocol.md)."""
+CLOSE_MOVED: Final = 4307
+"""The close code of a table that moved to another process of a cluster: reconnect at once (docs/protocol.md)."""
 
 
 def parse_join_target(target: str, server: str = DEFAULT_SERVER) -> tuple[str, str]:
@@ -231,8 +233,11 @@ class RemoteClient(BaseClient):
                     self._first.set_exception(ClientError(f"table {display_code(self.code)}: {text}",
                                                           close_code=close_code))
                 return
-            delay = min(self.max_delay, 0.5 * 2**retry)
-            retry += 1
+            if close_code == CLOSE_MOVED:  # (a cluster's table moved to another process: the balancer finds it)
+                delay = 0.05
+            else:
+                delay = min(self.max_delay, 0.5 * 2**retry)
+                retry += 1
             self.status(f"reconnecting in {delay:g} s…", False)
             await asyncio.sleep(delay)
 

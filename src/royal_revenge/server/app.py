@@ -37,7 +37,9 @@ from ..session.table import AgentFactory, clean_chat_text, clean_spectator_name,
 from . import throttle
 from .errors import Health, error_responses
 from .hub import Clock, Hub, Subscriber
+from .leases import DEFAULT_LEASE_SECONDS, Leases
 from .protocol import (
+    CLOSE_MOVED,
     PROTOCOL_VERSION,
     ActionMessage,
     BackMessage,
@@ -76,10 +78,14 @@ _HELLO_SECONDS = 10.0
 """How long a new connection may take to send its hello (protocol 4)."""
 _CLOSE_BAD_HELLO, _CLOSE_BAD_TOKEN, _CLOSE_NO_TABLE, _CLOSE_TOO_SLOW, _CLOSE_REPLACED = 4400, 4403, 4404, 4008, 4409
 """The WebSocket close codes of docs/protocol.md."""
-_REFUSED = {"bad_hello": _CLOSE_BAD_HELLO, "bad_token": _CLOSE_BAD_TOKEN, "no_table": _CLOSE_NO_TABLE}
+_REFUSED = {"bad_hello": _CLOSE_BAD_HELLO, "bad_token": _CLOSE_BAD_TOKEN, "no_table": _CLOSE_NO_TABLE,
+            "moved": CLOSE_MOVED}
 
 _HTTP_STATUS = {"no_table": 404, "bad_token": 403, "not_host": 403, "table_full": 409, "wrong_phase": 409,
-                "seats_open": 409, "too_many_tables": 409, "storage": 503, "name_taken": 409, "already_seated": 409}
+                "seats_open": 409, "too_many_tables": 409, "storage": 503, "name_taken": 409, "already_seated": 409,
+                "moved": 503}
+_RETRY_AFTER = {"moved": "1"}
+"""Seconds after which a refused request may be tried again (a table moving between a cluster's processes)."""
 
 
 _FRAMEWORK_CODES = {404: "not_found", 405: "method_not_allowed"}
@@ -111,10 +117,12 @@ def _client_id(request: Request, response: Response) -> str:
 
 def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentFactory | None = None,
                store: Store | None = None, limits: Limits | None = None,
-               synchronous: str = SYNCHRONOUS[0]) -> FastAPI:
+               synchronous: str = SYNCHRONOUS[0], node: str | None = None,
+               lease_seconds: float = DEFAULT_LEASE_SECONDS) -> FastAPI:
     """Build the app. ``db_url`` is a SQLAlchemy async URL and ``synchronous`` an SQLite database's durability
     (:class:`Store`); ``limits`` the per-address limits (by default ``throttle.DEFAULT_LIMITS``); ``clock`` and
-    ``agent_factory`` are for tests."""
+    ``agent_factory`` are for tests. ``node`` names this process in a cluster: it then owns only the tables whose
+    lease it holds in the (PostgreSQL) database, for ``lease_seconds`` at a time (``server/leases.py``)."""
     chosen = limits or throttle.DEFAULT_LIMITS
     guard = Throttle(chosen)
     idle_seconds = {Phase.LOBBY: chosen.lobby_idle_seconds, Phase.PLAYING: chosen.playing_idle_seconds,
@@ -123,8 +131,9 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         own_store = store or await Store.connect(db_url, synchronous=synchronous)
+        leases = Leases(own_store, node, lease_seconds) if node is not None else None
         hub = Hub(own_store, clock, agent_factory, idle_seconds=idle_seconds,
-                  tables_per_address=chosen.tables_per_address)
+                  tables_per_address=chosen.tables_per_address, leases=leases)
         await hub.start()
         app.state.hub = hub
         try:
@@ -159,16 +168,21 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
 
     @app.exception_handler(TableError)
     async def _on_table_error(request: Request, error: TableError) -> JSONResponse:
+        retry_after = _RETRY_AFTER.get(error.code)
         return JSONResponse({"detail": {"code": error.code, "message": str(error)}},
-                            status_code=_HTTP_STATUS.get(error.code, 400))
+                            status_code=_HTTP_STATUS.get(error.code, 400),
+                            headers={"Retry-After": retry_after} if retry_after is not None else None)
 
     @app.get("/healthz", response_model=Health, responses={503: {"model": Health,
                                                                  "description": "The database does not answer."}})
     async def healthz(request: Request) -> JSONResponse:
         hub = hub_of(request)
         db_ok = await hub.store.ping()
-        return JSONResponse({"status": "ok" if db_ok else "degraded", "database": db_ok, "tables": hub.table_count,
-                             "protocol": PROTOCOL_VERSION}, status_code=200 if db_ok else 503)
+        health: dict[str, Any] = {"status": "ok" if db_ok else "degraded", "database": db_ok,
+                                  "tables": hub.table_count, "protocol": PROTOCOL_VERSION}
+        if hub.leases is not None:
+            health["node"] = hub.leases.node
+        return JSONResponse(health, status_code=200 if db_ok else 503)
 
     @app.post("/api/tables", status_code=201, responses=error_responses(400, 409, 422, 429, 503))
     async def create_table(body: CreateTableRequest, request: Request, response: Response) -> dict[str, Any]:
@@ -484,7 +498,7 @@ async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str
     except _Gone:
         return
     outbox = _Outbox(send)
-    subscriber = Subscriber(seat, outbox.put, token=token if seat is not None else None)
+    subscriber = Subscriber(seat, outbox.put, token=token if seat is not None else None, close=outbox.close)
     table_code = live.table.code
     await hub.subscribe(table_code, subscriber)
     allowance = seat_lines.claim(token, outbox) if token is not None and seat is not None else _Allowance()
@@ -633,6 +647,8 @@ def _react(token: str | None, emoji: str, spectator: str | None, table: Table, n
 def _replier(send: Callable[[str], None], message_id: str) -> Callable[[Any, bool, TableError | None], None]:
     """How a message that goes to the table is answered: its error, or an ``ack`` unless one rode in a state."""
     def reply(version: Any, acked: bool, error: TableError | None) -> None:
+        if error is not None and error.code == "moved":
+            return  # (the connection is being closed with CLOSE_MOVED: the client resends the message elsewhere)
         if error is not None:
             send(error_message(error.code, str(error), message_id))
         elif not acked:  # nothing changed (a repeated id): no state went out to carry the acknowledgement

@@ -28,12 +28,14 @@ class ErrorBody(BaseModel):
 
 
 class Health(BaseModel):
-    """``GET /healthz``: whether the database answers, how many tables are in memory, the protocol version."""
+    """``GET /healthz``: whether the database answers, how many tables are in memory, the protocol version, and in a
+    cluster which process answered (``serve --node``)."""
 
     status: str
     database: bool
     tables: int
     protocol: int
+    node: str | None = None
 
 
 _DESCRIPTIONS: Final = {

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -32,13 +33,19 @@ from ..session import BotTurn, Phase, Table, TableError, TableSettings
 from ..session.runner import TableRunner
 from ..session.table import AgentFactory, normalize_code
 from .frames import Frames, Sent
-from .protocol import error_message
-from .store import Store, StoreError
+from .leases import Held, Leases
+from .protocol import CLOSE_MOVED, error_message
+from .store import LeaseLost, Store, StoreError
 
 __all__ = ["Clock", "FakeClock", "Hub", "Reply", "Subscriber", "SystemClock", "TableLock"]
 
 
 log: Final = logging.getLogger("royal_revenge.server")
+
+_TAKE_EXTRA_SECONDS: Final = 2.0
+"""How long past a lease's length a request waits for a table another process holds (it asked for it)."""
+_TAKE_POLL_SECONDS: Final = 0.25
+"""How often a request waiting for a table tries to take it (a hand-over's notification usually comes first)."""
 
 _RELOAD_FIRST_DELAY: Final = 0.05
 _RELOAD_MAX_DELAY: Final = 5.0
@@ -70,6 +77,8 @@ class Subscriber:
     """The table's ``seats_generation`` at which this connection's token was last found to hold its seat."""
     ack: str | None = None
     """The id of this connection's message whose change is being sent out: it rides in the next state."""
+    close: Callable[[int, str], None] | None = None
+    """Close this connection with a code, after a last frame (the table moved to another process of a cluster)."""
 
     def resync(self) -> None:
         """Send the next view whole (a ``sync`` request)."""
@@ -170,6 +179,10 @@ class _Live:
     active_at: float = 0.0
     active_version: int = -1
     """When the table was last seen in use (a connection, a request, a move) and its version then."""
+    epoch: int | None = None
+    """In a cluster: the epoch of this process's lease on the table, which every write carries (``leases.py``)."""
+    leased_at: float = 0.0
+    """When the lease was taken (the event loop's time): a renewal that began before it does not know of it."""
 
 
 class Hub:
@@ -177,8 +190,15 @@ class Hub:
 
     def __init__(self, store: Store, clock: Clock | None = None, agent_factory: AgentFactory | None = None,
                  base_url: str = "", idle_seconds: dict[Phase, float] | None = None,
-                 tables_per_address: int = 1_000_000_000) -> None:
+                 tables_per_address: int = 1_000_000_000, leases: Leases | None = None) -> None:
         self.store = store
+        self.leases = leases
+        """In a cluster, this process's leases: it holds only the tables it owns (``leases.py``); ``None`` for a
+        process that is the only one and holds every table."""
+        self._taking: dict[str, asyncio.Future[_Live]] = {}
+        """Tables whose lease is being taken and whose row read (cluster): later requests wait for the same."""
+        self._renewed_at = 0.0
+        self._cluster_tasks: list[asyncio.Task[None]] = []
         self.idle_seconds: dict[Phase, float] = idle_seconds if idle_seconds is not None else {}
         """How long a table nobody uses stays in memory, by phase (a phase left out: for ever); see :meth:`sweep`."""
         self.tables_per_address = tables_per_address
@@ -202,9 +222,17 @@ class Hub:
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
-        """Load every open or running table, re-arm its clocks, and start the scheduler."""
+        """Load every open or running table, re-arm its clocks, and start the scheduler. In a cluster, load nothing:
+        a table is taken when asked for, or when its owner died (:meth:`_orphan_loop`)."""
         now = self.clock.now()
-        for data, moves in await self.store.load_tables(phases=[Phase.LOBBY.value, Phase.PLAYING.value]):
+        if self.leases is not None:
+            await self.leases.start(self._wanted)
+            self._renewed_at = asyncio.get_running_loop().time()
+            self._cluster_tasks = [asyncio.create_task(self._renew_loop(), name="lease-renewal"),
+                                   asyncio.create_task(self._orphan_loop(), name="lease-orphans")]
+        rows = [] if self.leases is not None else await self.store.load_tables(
+            phases=[Phase.LOBBY.value, Phase.PLAYING.value])
+        for data, moves in rows:
             try:
                 table = Table.from_json(data, moves, now, agent_factory=self.agent_factory)
             except Exception:  # one bad row must not keep every other table down
@@ -220,8 +248,17 @@ class Hub:
             self._sweeper = asyncio.create_task(self._sweep_loop(), name="table-sweeper")
 
     async def stop(self) -> None:
+        """Stop the clocks and tasks; in a cluster, first hand every table back (a drain: another process takes each
+        at once, with everything committed)."""
         if self._sweeper is not None:
             self._sweeper.cancel()
+        for cluster_task in self._cluster_tasks:
+            cluster_task.cancel()
+        if self.leases is not None:
+            for live in list(self._live.values()):
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self._hand_over(live.table.code), 5)
+            await self.leases.close()
         for task in list(self._tasks):
             task.cancel()
         for live in self._live.values():
@@ -250,14 +287,22 @@ class Hub:
             self._owned[owner] = owned + 1  # (counted now: two creations at once must not both slip in)
         try:
             table = Table.open(settings, agent_factory=self.agent_factory)
-            while table.code in self._live or await self.store.load_table(table.code) is not None:
+            epoch = None
+            while True:
+                if table.code not in self._live and await self.store.load_table(table.code) is None:
+                    if self.leases is None:
+                        break
+                    epoch = await self.leases.acquire(table.code)  # (a new code: free, unless another took it now)
+                    if epoch is not None:
+                        break
                 table = Table.open(settings, agent_factory=self.agent_factory)
             seat, token = table.join(name, age, self.clock.now(), client=client)
             table.created_at = self.clock.now()
         except BaseException:
             self._disown(owner)
             raise
-        live = _Live(table, owner=owner, active_at=self.clock.now())
+        live = _Live(table, owner=owner, active_at=self.clock.now(), epoch=epoch,
+                     leased_at=asyncio.get_running_loop().time())
         self._live[table.code] = live
         async with live.lock:
             await self._persist(live)
@@ -275,6 +320,8 @@ class Hub:
         live = self._live.get(code)
         if live is not None:
             live.active_at = self.clock.now()
+        elif self.leases is not None:
+            live = await self._take(code)
         else:
             if code in self._unrestorable:
                 raise _unrestorable(code)
@@ -297,6 +344,157 @@ class Hub:
                 self._arm(table)
                 log.info("table_loaded", extra={"table": code, "phase": table.phase.value})
         return live
+
+    # ------------------------------------------------------------------ ownership in a cluster (leases.py)
+
+    async def _take(self, code: str, *, wait: bool = True) -> _Live:
+        """Take table ``code`` over (a cluster): its lease, then its row, read after the lease is held. ``wait``: if
+        another process holds it, ask for it and wait up to a lease's length for it to be handed over (else, or
+        then, :class:`TableError` ``moved``). Requests for the same table share one taking."""
+        taking = self._taking.get(code)
+        if taking is None:
+            taking = asyncio.ensure_future(self._take_now(code, wait))
+            self._taking[code] = taking
+
+            def taken(future: asyncio.Future[_Live]) -> None:
+                self._taking.pop(code, None)
+                if not future.cancelled():
+                    future.exception()  # (retrieved: a failure nobody waits for is no warning)
+
+            taking.add_done_callback(taken)
+        return await asyncio.shield(taking)
+
+    async def _take_now(self, code: str, wait: bool) -> _Live:
+        leases = self.leases
+        assert leases is not None
+        if code in self._unrestorable:
+            raise _unrestorable(code)
+        if not (4 <= len(code) <= 16 and code.isalnum()) or await self.store.load_table(code) is None:
+            raise TableError("no_table", "There is no table with this code; check the code you were given")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + leases.seconds + _TAKE_EXTRA_SECONDS
+        asked = False
+        while True:
+            began = loop.time()
+            epoch = await leases.acquire(code)
+            if epoch is not None:
+                break
+            if not wait or loop.time() >= deadline:
+                raise TableError("moved", "This table is moving between servers; try again in a moment")
+            if not asked:
+                await leases.ask(code)
+                asked = True
+            await leases.released(code, _TAKE_POLL_SECONDS)
+        try:
+            found = await self.store.load_table(code)  # (read once the lease is held: nobody else writes it now)
+            if found is None:
+                raise TableError("no_table", "There is no table with this code; check the code you were given")
+            try:
+                table = Table.from_json(found[0], found[1], self.clock.now(), agent_factory=self.agent_factory)
+            except Exception:
+                log.exception("table_restore_failed", extra={"table": code})
+                self._unrestorable.add(code)
+                raise _unrestorable(code) from None
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await leases.release(code, epoch, idle=True)
+            raise
+        live = _Live(table, saved_moves=len(table.moves), saved_game=table.game_no, active_at=self.clock.now(),
+                     epoch=epoch, leased_at=began)
+        self._live[code] = live
+        self._arm(table)
+        log.info("table_taken", extra={"table": code, "phase": table.phase.value, "epoch": epoch})
+        return live
+
+    def _wanted(self, code: str) -> None:
+        """Another process asks for ``code`` (the balancer sends its players there): hand it over."""
+        if code in self._live:
+            self._spawn(self._hand_over(code), f"hand-over-{code}")
+
+    async def _hand_over(self, code: str, *, idle: bool = False) -> None:
+        """Hand table ``code`` back, with everything it did committed: in its turn (no change in flight), let go of
+        it (its connections are told it moved, and reconnect through the balancer), then release the lease."""
+        live = self._live.get(code)
+        if live is None or self.leases is None:
+            return
+        async with live.lock:
+            if self._live.get(code) is not live:
+                return
+            self._let_go(live, "idle" if idle else "handed_over")
+            if live.epoch is not None:
+                try:
+                    await self.leases.release(code, live.epoch, idle=idle)
+                except Exception as error:  # (the lease runs out by itself)
+                    log.warning("lease_release_failed", extra={"table": code, "error": str(error)})
+
+    def _let_go(self, live: _Live, reason: str) -> None:
+        """Stop running a table here (a cluster: it moved, or this process lost its lease): its clocks stop and its
+        connections are closed with "moved" (``CLOSE_MOVED``: reconnect, and the balancer finds the new owner)."""
+        code = live.table.code
+        if self._live.get(code) is live:
+            del self._live[code]
+            self._runner.forget(code)
+            self._disown(live.owner)
+        if live.thinking is not None:
+            live.thinking.cancel()
+        subscribers, live.subscribers = live.subscribers, []
+        for subscriber in subscribers:
+            if subscriber.close is not None:
+                subscriber.close(CLOSE_MOVED, error_message("moved", "This table moved to another server; "
+                                                                     "reconnecting"))
+        log.info("table_let_go", extra={"table": code, "reason": reason})
+
+    async def _renew_loop(self) -> None:
+        """Renew this process's leases every third of a lease; let go of any table whose lease was lost."""
+        leases = self.leases
+        assert leases is not None
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(leases.seconds / 3)
+            began = loop.time()
+            try:
+                held = await asyncio.wait_for(leases.renew(), leases.seconds)
+            except Exception as error:
+                log.warning("lease_renewal_failed", extra={"error": str(error)})
+                if loop.time() - self._renewed_at >= leases.seconds:  # (every lease has run out by now)
+                    for live in list(self._live.values()):
+                        self._let_go(live, "lease_expired")
+                continue
+            self._renewed_at = began
+            self._renewed(held, began)
+
+    def _renewed(self, held: dict[str, Held], began: float) -> None:
+        for code, live in list(self._live.items()):
+            if live.leased_at >= began:
+                continue  # (taken after the renewal began: it does not know of it)
+            lease = held.get(code)
+            if lease is None or lease.epoch != live.epoch:
+                self._let_go(live, "lease_lost")
+            elif lease.wanted:
+                self._wanted(code)
+
+    async def _orphan_loop(self) -> None:
+        """Take over games in play that nobody runs (their process died with nobody connected to them), a few at a
+        time, at random moments so that the processes do not all race for the same ones."""
+        leases = self.leases
+        assert leases is not None
+        while True:
+            await asyncio.sleep(leases.seconds * random.uniform(0.5, 1.0))
+            try:
+                codes = await leases.orphans()
+            except Exception as error:
+                log.warning("lease_orphans_failed", extra={"error": str(error)})
+                continue
+            random.shuffle(codes)
+            for code in codes:
+                if code in self._live or code in self._taking:
+                    continue
+                try:
+                    await self._take(code, wait=False)
+                except TableError:
+                    pass  # (another process took it first)
+                except Exception:
+                    log.exception("lease_orphan_failed", extra={"table": code})
 
     # ------------------------------------------------------------------ letting idle tables go
 
@@ -322,6 +520,9 @@ class Hub:
             if limit is not None and now - live.active_at >= limit:
                 gone.append(code)
         for code in gone:
+            if self.leases is not None:  # (handed back as idle: no process takes it up until it is asked for)
+                self._spawn(self._hand_over(code, idle=True), f"unload-{code}")
+                continue
             live = self._live.pop(code)
             self._runner.forget(code)
             self._disown(live.owner)
@@ -446,6 +647,13 @@ class Hub:
             by.ack = message_id
 
         def stored(error: StoreError | None) -> None:
+            if isinstance(error, LeaseLost):  # (another process runs the table now: nothing to reload here)
+                log.warning("write_refused", extra={"table": live.table.code, "reason": "lease_lost"})
+                self._let_go(live, "lease_lost")
+                if by is not None:
+                    by.ack = None
+                done(False, TableError("moved", "This table moved to another server; try again"))
+                return
             if error is not None:
                 self._spawn(self._recover(live, by, error, done), f"recover-{live.table.code}")
                 return
@@ -550,7 +758,7 @@ class Hub:
 
         try:
             self.store.save_then(table.code, table.to_json() if rewrite else None, table.stored_phase,
-                                 self.clock.now(), new, done=stored, listed=table.listed_at())
+                                 self.clock.now(), new, done=stored, listed=table.listed_at(), epoch=live.epoch)
         except Exception as error:  # (the write could not even be made: as a refused one, the table is reloaded)
             log.exception("persist_prepare_failed", extra={"table": table.code})
             done(StoreError(f"the move could not be written: {error}"))
@@ -575,8 +783,9 @@ class Hub:
         if live is None:
             return
         async with live.lock:
-            if subscriber in live.subscribers:
-                live.subscribers.remove(subscriber)
+            if subscriber not in live.subscribers:
+                return  # (let go of meanwhile: the table moved, and this is another process's affair now)
+            live.subscribers.remove(subscriber)
             seat = subscriber.seat
             if seat is not None and not any(s.seat == seat for s in live.subscribers):
                 before = live.table.version

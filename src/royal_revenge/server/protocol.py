@@ -15,6 +15,7 @@ import msgspec
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 __all__ = [
+    "CLOSE_MOVED",
     "PROTOCOL_VERSION",
     "MAX_MESSAGE_BYTES",
     "MAX_MESSAGE_DEPTH",
@@ -43,6 +44,9 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION: Final = 4
+CLOSE_MOVED: Final = 4307
+"""The WebSocket close code for "this table moved to another server process": reconnect (through the load
+balancer, which sends the connection to the table's new owner) and resynchronise from the first state."""
 MAX_MESSAGE_BYTES: Final = 4096
 MAX_MESSAGE_DEPTH: Final = 8
 """How deeply a message may nest objects and arrays (the protocol needs 2: a message and its action).

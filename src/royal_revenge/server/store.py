@@ -39,7 +39,22 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from sqlalchemy import Float, ForeignKey, Integer, String, Text, delete, event, insert, select, text, update
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
@@ -48,12 +63,13 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from ..session import LoggedMove
 from ..session.table import MoveRow
 
-__all__ = ["SCHEMA_VERSION", "SYNCHRONOUS", "Store", "StoreError", "database_url", "default_database_path"]
+__all__ = ["SCHEMA_VERSION", "SYNCHRONOUS", "LeaseLost", "LeaseRow", "Store", "StoreError", "database_url",
+           "default_database_path"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """1: tables and moves. 2: each move keeps the table's version after it (the row is not rewritten with every
-move). 3: a table's ``listed_at``, when it is listed among the public tables. An older database is migrated on
-start."""
+move). 3: a table's ``listed_at``, when it is listed among the public tables. 4: ``rr_leases``, which process of a
+cluster owns each table (``server/leases.py``). An older database is migrated on start."""
 
 log = logging.getLogger("royal_revenge.server")
 
@@ -65,6 +81,11 @@ _encode_json = msgspec.json.Encoder().encode  # a table's row is written on ever
 
 class StoreError(RuntimeError):
     """The database cannot be reached or used; the message says which and why."""
+
+
+class LeaseLost(StoreError):
+    """The write was refused because this process no longer holds the table's lease (a cluster: another process
+    took the table over, or the lease ran out while this one was paused); nothing of it was kept."""
 
 
 class _Base(DeclarativeBase):
@@ -99,6 +120,24 @@ class _MoveRow(_Base):
     version: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
+class LeaseRow(_Base):
+    """Which process of a cluster owns a table (``server/leases.py``): only the holder of the current ``epoch`` of an
+    unexpired lease may write the table (:meth:`Store.fence`)."""
+
+    __tablename__ = "rr_leases"
+    code: Mapped[str] = mapped_column(String(16), primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(80), nullable=True, index=True)
+    """The owning process (``NODE:RANDOM``, new at every start); ``NULL`` once handed back."""
+    epoch: Mapped[int] = mapped_column(BigInteger)
+    """One more at every taking over: a write carries the epoch it was made under."""
+    expires_at: Mapped[float] = mapped_column(Float)
+    """Seconds since the epoch, by the database's clock (processes' clocks never enter into it)."""
+    wanted_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    """A process that was asked for the table and asks the owner to hand it over."""
+    idle: Mapped[bool] = mapped_column(Boolean, default=False)
+    """Handed back because nobody used it: no process takes it up until somebody asks for it."""
+
+
 def default_database_path() -> Path:
     """``$XDG_DATA_HOME/royal-revenge/tables.db`` (``~/.local/share/...`` by default)."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -129,10 +168,13 @@ Committed = Callable[["StoreError | None"], None]
 
 @dataclass(slots=True)
 class _Write:
+    code: str
     table: tuple[str, str, str, float, float | None] | None  # code, data, phase, at, listed_at; None: only moves
     moves: list[tuple[str, int, int, MoveRow]]
     reset_game: tuple[str, int] | None
     done: Committed
+    epoch: int | None = None
+    """The table's lease epoch the write was made under (a cluster: :attr:`Store.fence_owner`)."""
 
 
 def _answer(batch: list[_Write], error: StoreError | None) -> None:
@@ -176,6 +218,9 @@ class Store:
         self._checkpointer: concurrent.futures.ThreadPoolExecutor | None = None
         self._checkpoint_running = False
         self._since_checkpoint = 0
+        self.fence_owner: str | None = None
+        """In a cluster, this process's owner id (``server/leases.py``): every write must then be made under the
+        table's current lease epoch, else it is refused (:class:`LeaseLost`). PostgreSQL only."""
 
     @classmethod
     async def connect(cls, url: str, *, synchronous: str = SYNCHRONOUS[0]) -> Store:
@@ -292,6 +337,17 @@ class Store:
                 await asyncio.sleep(0.001)
         return waited
 
+    @property
+    def engine(self) -> AsyncEngine:
+        """The SQLAlchemy engine (for the leases of a cluster, ``server/leases.py``)."""
+        assert self._engine is not None, "connect() first"
+        return self._engine
+
+    @property
+    def dialect(self) -> str:
+        """The database's SQLAlchemy dialect name (``sqlite``, ``postgresql``)."""
+        return self.engine.dialect.name
+
     async def ping(self) -> bool:
         assert self._engine is not None
         try:
@@ -303,10 +359,11 @@ class Store:
 
     async def save(self, code: str, data: dict[str, Any] | None, phase: str, at: float,
                    moves: Sequence[tuple[int, int, MoveRow]] = (), reset_game: int | None = None, *,
-                   listed: float | None = None) -> None:
+                   listed: float | None = None, epoch: int | None = None) -> None:
         """Write a table's row (unless ``data`` is ``None``: the row stays as it is) and its new moves
         ``(game_no, seq, move)`` in one commit; returns once durable. ``listed``: when the table was opened, while
-        it is listed among the public tables (:meth:`public_tables`)."""
+        it is listed among the public tables (:meth:`public_tables`). ``epoch``: the table's lease it is written
+        under, in a cluster (:attr:`fence_owner`; a stale one is refused with :class:`LeaseLost`)."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         def committed(error: StoreError | None) -> None:
@@ -316,20 +373,20 @@ class Store:
                 else:
                     done.set_exception(error)
 
-        self.save_then(code, data, phase, at, moves, reset_game, done=committed, listed=listed)
+        self.save_then(code, data, phase, at, moves, reset_game, done=committed, listed=listed, epoch=epoch)
         await done
 
     def save_then(self, code: str, data: dict[str, Any] | None, phase: str, at: float,
                   moves: Sequence[tuple[int, int, MoveRow]] = (), reset_game: int | None = None, *,
-                  done: Committed, listed: float | None = None) -> None:
+                  done: Committed, listed: float | None = None, epoch: int | None = None) -> None:
         """:meth:`save` without waiting: ``done(None)`` is called once the write is durable, ``done(error)`` if the
         database refused it (a :class:`StoreError`; nothing of it is kept). Call from the event loop."""
         if self._closed:
             done(StoreError("the database is closed: the server is stopping"))
             return
         row = (code, _encode_json(data).decode(), phase, at, listed) if data is not None else None
-        write = _Write(row, [(code, g, s, m) for g, s, m in moves],
-                       (code, reset_game) if reset_game is not None else None, done)
+        write = _Write(code, row, [(code, g, s, m) for g, s, m in moves],
+                       (code, reset_game) if reset_game is not None else None, done, epoch)
         if self._sqlite is not None:
             self._pending.append(write)
             if not self._commit_scheduled:  # one commit for every write made before the loop gets to it
@@ -354,10 +411,16 @@ class Store:
                     stopping = True
                     break
                 batch.append(write)
+            refused: list[_Write] = []
             try:
-                if self._upsert is not None and all(write.reset_game is None for write in batch):
-                    await self._write_grouped(batch)
-                else:
+                if self._upsert is not None:
+                    async with self._engine.begin() as conn:
+                        if self.fence_owner is not None:
+                            refused = await self._fence(conn, batch)
+                            if refused:
+                                batch = [write for write in batch if write not in refused]
+                        await self._write_grouped(conn, batch)
+                else:  # (a database without an upsert: one write after the other, through the ORM)
                     async with session_factory() as session, session.begin():
                         for write in batch:
                             if write.table is not None:
@@ -378,34 +441,55 @@ class Store:
                                                      client_id=client_id, at=at, version=version))
             except asyncio.CancelledError:
                 _answer(batch, StoreError("the server stopped before the write was committed"))
+                _answer(refused, LeaseLost("this server no longer owns the table"))
                 raise
             except Exception as error:  # every waiter must hear about a failed commit
                 _answer(batch, StoreError(f"the database refused a write: {_first_line(error)}"))
             else:
                 _answer(batch, None)
+            _answer(refused, LeaseLost("this server no longer owns the table"))
 
-    async def _write_grouped(self, batch: list[_Write]) -> None:
-        """A batch in one transaction of two statements: an upsert of each table's latest row, then every new move.
+    async def _fence(self, conn: Any, batch: list[_Write]) -> list[_Write]:
+        """The writes of ``batch`` that this process may not make: those of tables whose lease it does not hold at
+        the epoch the write was made under, unexpired. The leases that hold are locked (``FOR SHARE``) until the
+        group is committed, so no process can take one of them over in between: a stale owner's write is refused
+        by the database, never applied."""
+        codes = {write.code for write in batch}
+        held = dict((await conn.execute(
+            select(LeaseRow.code, LeaseRow.epoch)
+            .where(LeaseRow.code.in_(codes), LeaseRow.owner == self.fence_owner,
+                   LeaseRow.expires_at > func.extract("epoch", func.clock_timestamp()))
+            .with_for_update(read=True))).all())
+        return [write for write in batch if write.epoch is None or held.get(write.code) != write.epoch]
+
+    async def _write_grouped(self, conn: Any, batch: list[_Write]) -> None:
+        """A batch in one transaction of a few statements: the games restarted, an upsert of each table's latest
+        row, then every new move.
 
         Each statement is one ``executemany``, so a batch of any size costs a handful of round trips to the
-        database driver (with aiosqlite: its thread) instead of several per write.
+        database driver instead of several per write.
         """
-        assert self._engine is not None and self._upsert is not None
+        assert self._upsert is not None
         tables: dict[str, dict[str, Any]] = {}
         moves: list[dict[str, Any]] = []
+        resets: list[tuple[str, int]] = []
         for write in batch:
             if write.table is not None:
                 code, data, phase, at, listed = write.table
                 tables[code] = {"code": code, "data": data, "phase": phase, "updated_at": at,  # the latest row wins
                                 "listed_at": listed}
+            if write.reset_game is not None:
+                resets.append(write.reset_game)
+                moves = [move for move in moves if (move["code"], move["game_no"]) != write.reset_game]
             moves.extend({"code": code, "game_no": game_no, "seq": seq, "move": move, "by": by, "client_id": client_id,
                           "at": at, "version": version}
                          for code, game_no, seq, (move, by, client_id, at, version) in write.moves)
-        async with self._engine.begin() as conn:
-            if tables:
-                await conn.execute(self._upsert, list(tables.values()))
-            if moves:
-                await conn.execute(insert(_MoveRow), moves)
+        for code, game_no in resets:
+            await conn.execute(delete(_MoveRow).where(_MoveRow.code == code, _MoveRow.game_no == game_no))
+        if tables:
+            await conn.execute(self._upsert, list(tables.values()))
+        if moves:
+            await conn.execute(insert(_MoveRow), moves)
 
     def _commit_sqlite(self) -> None:
         """Commit every pending write in one transaction on the event loop, then wake their callers.

@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * One table's WebSocket (docs/protocol.md, protocol 4): `/ws/CODE`, a first `hello` with the seat's token,
- * reconnection with backoff (0.5 s doubling to 10 s; never on 4400, 4403, 4404, 4409, 4429), an id on every
+ * reconnection with backoff (0.5 s doubling to 10 s; at once on 4307, the table moved; never on 4400, 4403, 4404,
+ * 4409, 4429), an id on every
  * message and the unacknowledged actions resent with the same id after a reconnection.
  */
 
@@ -13,6 +14,8 @@
  */
 
 const FINAL = new Set([4400, 4403, 4404, 4409, 4429]);
+/** The table moved to another server process of a cluster: reconnect at once (the balancer finds it). */
+const MOVED = 4307;
 const PREFIX = Math.random().toString(36).slice(2, 7);
 
 export class Connection {
@@ -65,7 +68,7 @@ export class Connection {
         this.handlers.onStatus("closed", event.code);
         return;
       }
-      const delay = Math.min(10000, 500 * 2 ** this.retry++);
+      const delay = event.code === MOVED ? 50 : Math.min(10000, 500 * 2 ** this.retry++);
       this.handlers.onStatus("connecting", event.code);
       this.timer = setTimeout(() => this.connect(), delay);
     };

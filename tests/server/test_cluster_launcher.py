@@ -298,3 +298,13 @@ def test_a_missing_haproxy_or_postgresql_is_said_in_plain_words(monkeypatch: pyt
         LocalPostgres().start()
     assert main(["cluster", "--port", "0"]) == 1
     assert "apt-get install postgresql" in capsys.readouterr().err
+
+
+def test_the_configuration_shown_in_the_scaling_guide_is_the_generated_one() -> None:
+    guide = (Path(__file__).parents[2] / "docs" / "scaling.md").read_text()
+    shown = re.search(r"```haproxy\n(.*?)```", guide, re.DOTALL)
+    assert shown is not None, "docs/scaling.md shows the generated HAProxy configuration"
+    addresses = re.findall(r"^    server p\d (\S+)$", shown.group(1), re.MULTILINE)
+    bind = re.search(r"^    bind (\S+)$", shown.group(1), re.MULTILINE)
+    assert addresses and bind is not None
+    assert shown.group(1) == haproxy_config(addresses, bind=bind.group(1))

@@ -4,6 +4,8 @@
 #   make test   runs the whole test suite (tests, doctests, mypy --strict, ruff, the browser game's type check), then the suite's
 #               engine, RL, bots, server and terminal tests again against the compiled build
 #   make run-dev   the server from the development install (pure Python: an edited .py file is what runs)
+#   make cluster   several server processes behind HAProxy with a throwaway PostgreSQL, from the compiled build
+#               (`royal-revenge cluster`, docs/scaling.md; needs Debian's haproxy and postgresql packages)
 #   make compiled  builds the wheel with the mypyc-compiled hot modules into build/compiled (the
 #               development install in .venv stays pure Python)
 PYTHON ?= python3
@@ -22,7 +24,7 @@ COMPILED_STAMP := $(COMPILED)/.built
 # Anything that can change the compiled build rebuilds it (so its tests never run stale code).
 BUILD_INPUTS := $(shell find src -name '*.py') setup.py pyproject.toml build_backend/royal_revenge_build.py
 
-.PHONY: web run run-dev test test-compiled compiled lint bench bench-rl bench-server clean
+.PHONY: web run run-dev cluster test test-compiled compiled lint bench bench-rl bench-server clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +46,13 @@ web: $(WEB_DIST)
 run: $(STAMP) $(WEB_DIST)
 	@$(MAKE) --no-print-directory compiled COMPILE=auto
 	PYTHONPATH=$(COMPILED) $(BIN)/royal-revenge serve --host $(or $(HOST),127.0.0.1) --port $(or $(PORT),8000)
+
+# A cluster on this machine: PROCESSES server processes (2 by default) behind HAProxy on HOST:PORT, sharing a
+# throwaway PostgreSQL (or DB=postgresql://...); Ctrl-C stops it all.
+cluster: $(STAMP) $(WEB_DIST)
+	@$(MAKE) --no-print-directory compiled COMPILE=auto
+	PYTHONPATH=$(COMPILED) $(BIN)/royal-revenge cluster --host $(or $(HOST),127.0.0.1) --port $(or $(PORT),8000) \
+		--processes $(or $(PROCESSES),2) $(if $(DB),--db $(DB))
 
 run-dev: $(STAMP) $(WEB_DIST)
 	$(BIN)/royal-revenge serve --host $(or $(HOST),127.0.0.1) --port $(or $(PORT),8000)

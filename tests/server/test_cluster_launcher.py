@@ -10,6 +10,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import threading
@@ -22,7 +23,7 @@ import httpx
 import pytest
 
 from royal_revenge.cli import main
-from royal_revenge.server import balancer, localdb
+from royal_revenge.server import localdb
 from royal_revenge.server.balancer import HaproxyMissing, check_config, find_haproxy, haproxy_config, server_states
 from royal_revenge.server.cluster import LocalCluster, serve_command
 from royal_revenge.server.localdb import LocalPostgres, PostgresMissing, free_port
@@ -283,7 +284,7 @@ def test_the_cluster_command_runs_until_ctrl_c(tmp_path: Path) -> None:
 
 def test_a_missing_haproxy_or_postgresql_is_said_in_plain_words(monkeypatch: pytest.MonkeyPatch,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(balancer.shutil, "which", lambda *args, **kwargs: None)
+    monkeypatch.setattr(shutil, "which", lambda *args, **kwargs: None)  # (as balancer.find_haproxy looks)
     cluster = LocalCluster(processes=1)
     with pytest.raises(HaproxyMissing, match=re.escape("apt-get install haproxy")):
         cluster.start()
@@ -297,3 +298,13 @@ def test_a_missing_haproxy_or_postgresql_is_said_in_plain_words(monkeypatch: pyt
         LocalPostgres().start()
     assert main(["cluster", "--port", "0"]) == 1
     assert "apt-get install postgresql" in capsys.readouterr().err
+
+
+def test_the_configuration_shown_in_the_scaling_guide_is_the_generated_one() -> None:
+    guide = (Path(__file__).parents[2] / "docs" / "scaling.md").read_text()
+    shown = re.search(r"```haproxy\n(.*?)```", guide, re.DOTALL)
+    assert shown is not None, "docs/scaling.md shows the generated HAProxy configuration"
+    addresses = re.findall(r"^    server p\d (\S+)$", shown.group(1), re.MULTILINE)
+    bind = re.search(r"^    bind (\S+)$", shown.group(1), re.MULTILINE)
+    assert addresses and bind is not None
+    assert shown.group(1) == haproxy_config(addresses, bind=bind.group(1))

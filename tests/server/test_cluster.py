@@ -82,6 +82,12 @@ async def test_a_table_moves_to_the_process_its_players_reach_with_nothing_lost(
         async with a.http() as http:
             health = (await http.get("/healthz")).json()
         assert health["node"] == "a" and health["status"] == "ok"
+        # The public tables are listed from the database: the same on every process.
+        listed = await a.create_table("Zoe", settings={"players": 3, "public": True})
+        async with a.http() as on_a, b.http() as on_b:
+            seen_a = (await on_a.get("/api/tables")).json()["tables"]
+            seen_b = (await on_b.get("/api/tables")).json()["tables"]
+        assert seen_a == seen_b and [table["code"] for table in seen_b] == [listed["code"]]
         code, humans, tokens, _ = await open_game(a, humans=2, bots=["normal"])
         rng = random.Random(5)
         await Driver(a, code, humans, rng, think=0).step()

@@ -18,10 +18,28 @@ Every server log is scanned for tracebacks and error-level lines. The exit statu
 
     PYTHONPATH=src python benchmarks/reliability.py --parts leaks,fuzz,kills --rounds 4 --fuzz-messages 500
 
+``--cluster N`` (N >= 2) runs every part against a cluster instead (docs/scaling.md, "Several processes"):
+N ``royal-revenge serve --node`` processes behind HAProxy (``royal_revenge.server.cluster.LocalCluster``,
+``--lease-seconds``), each part on a database of its own in one throwaway PostgreSQL that the run starts
+(Debian's ``postgresql`` and ``haproxy`` packages, and the ``postgres`` extra). Every request and WebSocket
+of the probe goes through the balancer, and its clients do what the protocol asks of a cluster's client: an
+HTTP ``503`` ``moved`` is tried again after its ``Retry-After``, and a WebSocket closed with 4307 ("moved"),
+1012 or by a broken connection is opened again through the balancer and resynced from its snapshot. In
+``kills``, each SIGKILL hits one process of the cluster, chosen at random among those running tables at that
+moment (any of them if none does), which is then restarted, so that the cluster keeps N processes; a request
+the balancer answers itself (502/503/504: it was in flight to the killed process) counts as a broken connection
+there, and is tried again. Every acknowledged action must be in the game's record, and no action id may be in
+the table's moves twice (read from PostgreSQL); after every new connection each seat also sends its last
+acknowledged action again, with its id, which the process running the table now (perhaps one that just took it
+over) must answer with a plain ``ack``, not apply. The logs of every process are scanned (a SIGKILL ends a log
+without a word, which is no error; warnings such as ``write_refused`` are not errors either). Besides the
+balancer, the probe asks only each process's own ``/healthz`` (which of them run tables; in ``fuzz``, that no table
+moved or was loaded) and PostgreSQL (the moves' ids). ``--command`` is for one process only.
+
 ``--server-src DIR`` runs the servers from another copy of the sources (the probe keeps its own): the
-way to see the probe fail, against a copy with a fault put in on purpose. "frames checked" counts the
-state frames of every WebSocket connection and the HTTP views; "frames replay-checked" those of them
-that show a game (lobby frames have nothing to replay).
+way to see the probe fail, against a copy with a fault put in on purpose (with ``--cluster`` too). "frames
+checked" counts the state frames of every WebSocket connection and the HTTP views; "frames replay-checked" those
+of them that show a game (lobby frames have nothing to replay).
 
 Protocol specifics (how to connect, create, join, what an answer is) are all in :class:`Wire`.
 """
@@ -75,6 +93,11 @@ class Wire:
     """
 
     PROTOCOL = 4
+    CLOSE_MOVED = 4307
+    """A cluster's table moved to another process: connect again, through the balancer, and resend what was not
+    answered (with the same ids). Any close but the final ones below means the same to a client."""
+    FINAL_CLOSES = frozenset({4400, 4403, 4404, 4409})
+    """Closes after which connecting again is no use: a bad hello, a bad token, no such table, replaced."""
 
     @staticmethod
     def ws_url(base: str, code: str, token: str | None) -> str:
@@ -101,6 +124,13 @@ class Wire:
     @staticmethod
     def host_message(message_id: str, command: str, **extra: Any) -> dict[str, Any]:
         return {"type": "host", "id": message_id, "command": command, **extra}
+
+    @staticmethod
+    def moved(status: int, body: Any) -> bool:
+        """Whether an HTTP answer says the table is moving between a cluster's processes: 503 ``moved``, to be tried
+        again after its ``Retry-After``."""
+        return status == 503 and isinstance(body, dict) and isinstance(body.get("detail"), dict) and \
+            body["detail"].get("code") == "moved"
 
     @staticmethod
     def answer(frame: dict[str, Any], message_id: str | None) -> str | None:
@@ -234,13 +264,19 @@ class Wire:
 
 
 class Http:
-    """An HTTP client that paces itself (``rate`` requests/s) and treats 429 as "slow down and retry"."""
+    """An HTTP client that paces itself (``rate`` requests/s) and treats 429 as "slow down and retry".
 
-    def __init__(self, base: str, rate: float, stats: Counter[str]) -> None:
+    A cluster's 503 ``moved`` (the table is moving between processes) is tried again after its ``Retry-After``.
+    ``balancer_errors_retried``: a 502, 503 or 504 that the balancer made itself (not the server's JSON: the request
+    was in flight to a process that was killed) is a broken connection, tried again (the ``kills`` part of a
+    cluster); otherwise it is a 5xx like any other."""
+
+    def __init__(self, base: str, rate: float, stats: Counter[str], balancer_errors_retried: bool = False) -> None:
         self.client = httpx.AsyncClient(base_url=base, timeout=SAFETY)
         self.interval = 1.0 / rate if rate > 0 else 0.0
         self.next_slot = 0.0
         self.stats = stats
+        self.balancer_errors_retried = balancer_errors_retried
 
     async def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         for _ in range(50):
@@ -250,13 +286,24 @@ class Http:
                 await asyncio.sleep(wait)
             response = await self.client.request(method, url, **kwargs)
             self.stats["http requests"] += 1
+            status = response.status_code
+            if status in (502, 503, 504):
+                if "json" not in response.headers.get("content-type", ""):
+                    if self.balancer_errors_retried:
+                        self.stats["http balancer 5xx retried"] += 1
+                        await asyncio.sleep(0.2)
+                        continue
+                elif Wire.moved(status, response.json()):
+                    self.stats["http 503 moved retried"] += 1  # (a cluster's table moving: wait as told)
+                    await asyncio.sleep(min(10.0, float(response.headers.get("retry-after", "1") or 1)))
+                    continue
             if response.status_code != 429:
                 if response.status_code >= 500:
                     self.stats["http 5xx"] += 1
                 return response
             self.stats["http 429 retried"] += 1  # rate limited: not a failure, wait as told
             await asyncio.sleep(min(10.0, float(response.headers.get("retry-after", "1") or 1)))
-        raise RuntimeError(f"{method} {url}: still 429 after 50 tries")
+        raise RuntimeError(f"{method} {url}: still 429 (or moving) after 50 tries")
 
     async def create(self, name: str, settings: dict[str, Any], bots: list[str],
                      age: int | None = None) -> dict[str, Any]:
@@ -312,6 +359,10 @@ class Server:
     def ws(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
+    @property
+    def logs(self) -> list[Path]:
+        return [self.log]
+
     async def start(self) -> None:
         self.port = free_port()
         with self.log.open("ab") as stderr:
@@ -346,6 +397,109 @@ class Server:
                 self.proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+class Cluster:
+    """``--cluster N``: N ``royal-revenge serve --node`` processes behind HAProxy (``LocalCluster``), on a database of
+    their own in the run's PostgreSQL; logs and the HAProxy configuration in ``folder``. The probe's traffic goes to
+    :attr:`http` / :attr:`ws`, the balancer; only :meth:`live_tables` asks the processes themselves."""
+
+    def __init__(self, processes: int, db: str, folder: Path, pythonpath: str | None = None,
+                 lease_seconds: float = 2.0) -> None:
+        from royal_revenge.server.cluster import LocalCluster
+
+        self.cluster = LocalCluster(processes, db=db, lease_seconds=lease_seconds, log_level="info",
+                                    # (as for one server: the per-address limits would make the probe wait)
+                                    no_rate_limits=True, folder=folder,
+                                    env={"PYTHONPATH": pythonpath} if pythonpath else None)
+        self.db = db
+
+    @property
+    def http(self) -> str:
+        return self.cluster.url
+
+    @property
+    def ws(self) -> str:
+        return self.cluster.url.replace("http://", "ws://")
+
+    @property
+    def logs(self) -> list[Path]:
+        return [process.log for process in self.cluster.processes]
+
+    async def start(self) -> None:
+        await asyncio.to_thread(self.cluster.start)
+
+    def stop(self) -> None:
+        """HAProxy, then every process by SIGTERM (each drains), as ``LocalCluster.stop`` does."""
+        self.cluster.stop()
+
+    async def live_tables(self) -> list[int]:
+        """How many tables each process runs now (its own ``/healthz``; -1: it does not answer)."""
+        found = []
+        async with httpx.AsyncClient(timeout=1.0) as client:
+            for process in self.cluster.processes:
+                try:
+                    found.append(int((await client.get(f"{process.url}/healthz")).json()["tables"]))
+                except (httpx.HTTPError, ValueError, KeyError, TypeError):
+                    found.append(-1)
+        return found
+
+    async def kill_one(self, rng: random.Random) -> tuple[int, bool]:
+        """SIGKILL one process, at random among those running tables (any, if none does): (its index, whether it
+        ran tables)."""
+        counts = await self.live_tables()
+        busy = [index for index, count in enumerate(counts) if count > 0]
+        index = rng.choice(busy or list(range(len(counts))))
+        await asyncio.to_thread(self.cluster.kill, index)
+        return index, bool(busy)
+
+    async def restart(self, index: int) -> None:
+        """Start a killed process again (same name and port); it answers ``/healthz`` when this returns, and the
+        balancer puts it back after its checks pass."""
+        await asyncio.to_thread(self.cluster.restart, index)
+
+    async def applied_twice(self) -> list[str]:
+        """Action ids that are in a table's moves more than once (``code/id``), read from PostgreSQL."""
+        import asyncpg  # type: ignore[import-untyped]
+
+        connection = await asyncpg.connect(self.db)
+        try:
+            rows = await connection.fetch("SELECT code, client_id FROM rr_moves WHERE client_id IS NOT NULL "
+                                          "GROUP BY code, client_id HAVING count(*) > 1")
+        finally:
+            await connection.close()
+        return [f"{row['code']}/{row['client_id']}" for row in rows]
+
+
+async def start_target(args: argparse.Namespace, workdir: Path, part: str) -> Server | Cluster:
+    """What a part attacks: one server on SQLite (``{part}.db``, ``{part}.log``), or with ``--cluster`` a cluster on a
+    database of its own (logs in the folder ``{part}``), started."""
+    target: Server | Cluster
+    if args.cluster:
+        db = await asyncio.to_thread(args.postgres.new_database, f"rr_probe_{part}")
+        target = Cluster(args.cluster, db, workdir / part, args.server_src, args.lease_seconds)
+    else:
+        target = Server(workdir / f"{part}.db", workdir / f"{part}.log", args.command, args.server_src)
+    await target.start()
+    return target
+
+
+def target_logs(workdir: Path, part: str) -> list[Path]:
+    """Every server log of a part: one server's, or each process's of a cluster."""
+    return [workdir / f"{part}.log", *sorted((workdir / part).glob("p*.log"))]
+
+
+def scan_logs(paths: list[Path]) -> tuple[int, int, list[str]]:
+    """:func:`scan_log` over several logs (a cluster's processes: each example says whose it is)."""
+    tracebacks = errors = 0
+    examples: list[str] = []
+    for path in paths:
+        found_tracebacks, found_errors, found = scan_log(path)
+        tracebacks += found_tracebacks
+        errors += found_errors
+        prefix = f"{path.stem}: " if len(paths) > 1 else ""
+        examples += [prefix + line for line in found][: max(0, 3 - len(examples))]
+    return tracebacks, errors, examples
 
 
 def scan_log(path: Path) -> tuple[int, int, list[str]]:
@@ -573,8 +727,8 @@ async def play_seat(wire: Wire, rng: random.Random, stats: Counter[str], pace: f
                     await wire.changed.wait()
 
 
-async def leak_table(server: Server, http: Http, rng: random.Random, stats: LeakStats, args: argparse.Namespace,
-                     seq: int) -> None:
+async def leak_table(server: Server | Cluster, http: Http, rng: random.Random, stats: LeakStats,
+                     args: argparse.Namespace, seq: int) -> None:
     players = 2 + seq % 5  # (every size in turn)
     people = rng.randint(1, players)
     bots = [rng.choice(["easy", "normal", "hard"]) for _ in range(players - people)]
@@ -678,8 +832,7 @@ async def leak_table(server: Server, http: Http, rng: random.Random, stats: Leak
 
 async def part_leaks(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     stats = LeakStats()
-    server = Server(workdir / "leaks.db", workdir / "leaks.log", args.command, args.server_src)
-    await server.start()
+    server = await start_target(args, workdir, "leaks")
     http = Http(server.http, args.http_rate, stats.c)
     rng = random.Random(args.seed)
     queue = list(range(args.rounds))
@@ -695,7 +848,7 @@ async def part_leaks(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     finally:
         await http.close()
         server.stop()
-    tracebacks, errors, examples = scan_log(server.log)
+    tracebacks, errors, examples = scan_logs(server.logs)
     c = stats.c
     return {"part": "leaks", "seconds": round(time.monotonic() - started, 1),
             "games": c["tables"], "rounds": c["rounds"], "seats": c["seats played"], "people": c["people"],
@@ -708,6 +861,8 @@ async def part_leaks(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "replay unlike the record": c["replay unlike the record"],
             "protocol problems": c["protocol problems"], "unparsed draw lines": c["unparsed draw lines"],
             "http 5xx": c["http 5xx"], "http 429 retried": c["http 429 retried"],
+            **({"processes": args.cluster, "http 503 moved retried": c["http 503 moved retried"]}
+               if args.cluster else {}),
             "log tracebacks": tracebacks, "log errors": errors, "log examples": examples,
             "failures": stats.failures}
 
@@ -879,8 +1034,7 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         if len(failures) < 20:
             failures.append(f"{what}: {detail[:300]}")
 
-    server = Server(workdir / "fuzz.db", workdir / "fuzz.log", args.command, args.server_src)
-    await server.start()
+    server = await start_target(args, workdir, "fuzz")
     http = Http(server.http, args.http_rate, c)
     started = time.monotonic()
     rng = random.Random(args.seed + 1)
@@ -919,10 +1073,13 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         async def snapshot() -> tuple[Any, ...]:
             views = [await watcher.sync()]
             public = await http.view(code)
-            health = (await http.request("GET", "/healthz")).json()
+            if isinstance(server, Cluster):  # (each process's own count: the balancer's /healthz is any process's)
+                tables: Any = tuple(await server.live_tables())
+            else:
+                tables = (await http.request("GET", "/healthz")).json().get("tables")
             return (tuple(json.dumps({k: v for k, v in (view or {}).items() if k != "log"}, sort_keys=True)
                           for view in views), json.dumps({k: v for k, v in public.items() if k != "log"},
-                                                         sort_keys=True), health.get("tables"))
+                                                         sort_keys=True), tables)
 
         before = await snapshot()
         players = 3
@@ -1065,7 +1222,7 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     finally:
         await http.close()
         server.stop()
-    tracebacks, errors, examples = scan_log(server.log)
+    tracebacks, errors, examples = scan_logs(server.logs)
     statuses = {k[5:]: v for k, v in sorted(c.items()) if re.fullmatch(r"http \d+", k)}
     counts = ["repeated ids acked, not applied", "repeated ids mishandled", "unanswered", "accepted", "server errors",
               "connections dropped", "answers with a wrong id", "bad connections mishandled", "http accepted",
@@ -1079,6 +1236,8 @@ async def part_fuzz(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "bad connections": c["bad connections"], "http requests": c["http requests"],
             "http statuses": statuses, "http not refused (examples)": http_examples, "http 5xx": c["http 5xx"],
             "http 429 retried": c["http 429 retried"], **{key: c[key] for key in counts},
+            **({"processes": args.cluster, "http 503 moved retried": c["http 503 moved retried"]}
+               if args.cluster else {}),
             "log tracebacks": tracebacks, "log errors": errors, "log examples": examples, "failures": failures}
 
 
@@ -1134,28 +1293,46 @@ class Acked:
 
 
 class KillSeat:
-    """A person's seat played as fast as acknowledgements come, across restarts (reconnect, resend)."""
+    """A person's seat played as fast as acknowledgements come, across restarts (reconnect, resend).
+
+    Any close is followed by a new connection (in a cluster, through the balancer: 4307 when the table moved to
+    another process, 1012 when a process drains, 1006 or a refused connection when one was killed), whose first
+    state is the whole view; an action sent and not answered is sent again on it, with the same id.
+
+    ``resend_acked`` (a cluster): after each new connection, the seat's last acknowledged action of the game is sent
+    again too, with its id: the process that runs the table now (perhaps one that just took it over from the
+    database) must acknowledge it with a plain ``ack`` and not apply it again. (A kill seldom falls between a
+    change's commit and its acknowledgement, which is when a client resends an id that was applied.)"""
 
     def __init__(self, code: str, seat: int, token: str, rng: random.Random, stats: Counter[str],
-                 acked: list[Acked], pace: float) -> None:
+                 acked: list[Acked], pace: float, resend_acked: bool = False) -> None:
         self.code, self.seat, self.token, self.rng, self.stats = code, seat, token, rng, stats
         self.acked, self.pace = acked, pace
         self.wire: Wire | None = None
         self.pending: tuple[str, dict[str, Any], int] | None = None  # (id, action, game_no) not yet answered
         self.ids = 0
+        self.resend_acked = resend_acked
+        self.last_acked: tuple[str, dict[str, Any], int] | None = None  # (id, action, game_no)
+        self.problems: list[str] = []
 
     async def run(self, server_url: Callable[[], str], done: asyncio.Event) -> None:
         while not done.is_set():
             try:
                 if self.wire is None or self.wire.closed:
+                    if self.wire is not None:
+                        self.stats[f"close {self.wire.close_code}"] += 1
                     self.wire = await Wire.connect(server_url(), self.code, self.token, f"k{self.code}{self.seat}",
                                                    keep_frames=True)
                     if not await self.wire.wait_for(lambda: self.wire is not None and self.wire.view is not None, 10):
+                        if self.wire.closed:  # (closed before its first state: the table is moving, or the server
+                            await asyncio.sleep(0.1)  # went away; try again shortly)
                         continue
                     self.stats["reconnections"] += 1
                     if self.pending is not None:  # resend what was not answered, with the same id
                         await self.send(*self.pending)
                         continue
+                    if self.resend_acked and self.last_acked is not None:
+                        await self.send_acked_again(*self.last_acked)
                 view = self.wire.view
                 if view and view.get("phase") == "playing" and view.get("legal"):
                     self.ids += 1
@@ -1185,6 +1362,7 @@ class KillSeat:
             return  # closed (the server died): resent after the reconnection
         self.pending = None
         if answer["type"] == "ack":
+            self.last_acked = (message_id, action, game_no)
             move = str(Move(self.seat, Action.from_json(action)))
             self.acked.append(Acked(self.seat, move, message_id, int(answer["version"]), game_no))
             self.stats["acks"] += 1
@@ -1196,6 +1374,30 @@ class KillSeat:
         await asyncio.sleep(max(0.0, self.pace - (time.monotonic() - sent)))
 
 
+    async def send_acked_again(self, message_id: str, action: dict[str, Any], game_no: int) -> None:
+        """Send an acknowledged action again with its id (``resend_acked``): a plain ``ack`` must answer it."""
+        assert self.wire is not None
+        view = self.wire.view
+        if view is None or view.get("game_no") != game_no:
+            return  # (a new game: the ids of the last one are forgotten, as documented)
+        self.wire.frames.clear()
+        await self.wire.send(Wire.action_message(message_id, action))
+        answer = await self.wire.answer_to(message_id, 0, SAFETY)
+        if answer is None:
+            return  # (closed: sent again after the next reconnection)
+        if answer["type"] == "error" and answer.get("code") == "moved":
+            # (a cluster: the table moved off this process meanwhile; nothing was applied, and the connection is
+            # being closed with 4307: the id is sent again after the next reconnection, as for a close)
+            self.stats["resends met a move"] += 1
+            return
+        self.stats["acked ids resent"] += 1
+        if answer["type"] != "ack" or "view" in answer:  # (an ack riding in a state: the action was applied again)
+            self.stats["resent ids mishandled"] += 1
+            if len(self.problems) < 5:
+                how = "an ack in a state" if "view" in answer else f"{answer['type']} {answer.get('code', '')}"
+                self.problems.append(f"{self.code} seat {self.seat}: {message_id} sent again -> {how}")
+
+
 async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     c: Counter[str] = Counter()
     failures: list[str] = []
@@ -1205,8 +1407,8 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         if len(failures) < 20:
             failures.append(f"{what}: {detail[:300]}")
 
-    server = Server(workdir / "kills.db", workdir / "kills.log", args.command, args.server_src)
-    await server.start()
+    server = await start_target(args, workdir, "kills")
+    cluster = server if isinstance(server, Cluster) else None
     rng = random.Random(args.seed + 3)
     started = time.monotonic()
     quiet = {"single_round": True, "turn_seconds": 600, "grace_seconds": 3600, "bot_delay_seconds": 0,
@@ -1223,8 +1425,8 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             code = host["code"]
             tokens = [host["token"]] + [(await http.join(code, f"P{i}"))["token"] for i in range(1, players)]
             acked: list[Acked] = []
-            seats = [KillSeat(code, i, token, random.Random(rng.random()), c, acked, args.pace)
-                     for i, token in enumerate(tokens)]
+            seats = [KillSeat(code, i, token, random.Random(rng.random()), c, acked, args.pace,
+                              resend_acked=cluster is not None) for i, token in enumerate(tokens)]
             starter = await Wire.connect(server.ws, code, tokens[0], f"start{t}")
             answer = await starter.request(Wire.host_message("go", "start"))
             await starter.close()
@@ -1245,7 +1447,8 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                     continue
                 if (code, view["game_no"]) in checked_games:
                     if c["kills"] < args.kills and seats[0].wire is not None and not seats[0].wire.closed:
-                        await seats[0].wire.send(Wire.host_message(f"rematch-{view['game_no']}", "rematch"))
+                        with contextlib.suppress(websockets.ConnectionClosed):  # (closed meanwhile: asked next time)
+                            await seats[0].wire.send(Wire.host_message(f"rematch-{view['game_no']}", "rematch"))
                     continue
                 checked_games.add((code, view["game_no"]))
                 response = await http.request("GET", f"/api/tables/{code}/record")
@@ -1276,15 +1479,23 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             while time.monotonic() < deadline:
                 await asyncio.sleep(0.25)
                 async with contextlib.AsyncExitStack() as stack:
-                    http = Http(server.http, args.http_rate, c)
+                    http = Http(server.http, args.http_rate, c, balancer_errors_retried=cluster is not None)
                     stack.push_async_callback(http.close)
                     with contextlib.suppress(httpx.TransportError):
                         await check_finished(http)
             if k == args.kills:
                 break
-            await asyncio.to_thread(server.kill)
-            c["kills"] += 1
-            await server.start()
+            if cluster is None:
+                assert isinstance(server, Server)
+                await asyncio.to_thread(server.kill)
+                c["kills"] += 1
+                await server.start()
+            else:  # one process of the cluster, restarted at once: the cluster keeps its N processes
+                victim, busy = await cluster.kill_one(rng)
+                c["kills"] += 1
+                c[f"killed p{victim + 1}"] += 1
+                c["kills of a process running tables"] += busy
+                await cluster.restart(victim)
             c["restarts"] += 1
         # Last: play every table's game to its end, then check them all.
         end = time.monotonic() + args.game_timeout
@@ -1299,24 +1510,39 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         else:
             fail("games unfinished", "the last games did not end in time")
         await http.close()
+        if cluster is not None:  # (no id twice in a table's moves: a resent action is acknowledged, not applied)
+            for twice in await cluster.applied_twice():
+                fail("applied twice", twice)
     finally:
         done.set()
         for task in tasks:
             task.cancel()
         for _, seats, _ in tables:
             for seat in seats:
+                for problem in seat.problems:
+                    if len(failures) < 20:
+                        failures.append(f"resent ids mishandled: {problem}")
                 if seat.wire is not None:
                     for problem in seat.wire.problems:
                         fail("protocol problems", problem)
                     await seat.wire.close()
         server.stop()
-    tracebacks, errors, examples = scan_log(server.log)
+    tracebacks, errors, examples = scan_logs(server.logs)
     return {"part": "kills", "seconds": round(time.monotonic() - started, 1), "kills": c["kills"],
             "restarts": c["restarts"], "tables": len(tables), "games checked": c["games checked"],
             "actions sent": c["actions sent"], "acks": c["acks"], "acks checked": c["acks checked"],
             "acks unchecked": c["acks"] - c["acks checked"],  # (acks of a game whose record never came)
             "lost": c["lost"], "records unlike the acks": c["records unlike the acks"],
             "moves not acked": c["moves not acked"], "unanswered": c["unanswered"], "reconnections": c["reconnections"],
+            "close codes": {k[6:]: v for k, v in sorted(c.items()) if k.startswith("close ")},
+            **({"processes": args.cluster,
+                "killed": {k[7:]: v for k, v in sorted(c.items()) if k.startswith("killed ")},
+                "kills of a process running tables": c["kills of a process running tables"],
+                "applied twice": c["applied twice"], "acked ids resent": c["acked ids resent"],
+                "resent ids mishandled": c["resent ids mishandled"],
+                "resends met a move": c["resends met a move"],
+                "http 503 moved retried": c["http 503 moved retried"],
+                "http balancer 5xx retried": c["http balancer 5xx retried"]} if cluster is not None else {}),
             "refused": {k[8:]: v for k, v in sorted(c.items()) if k.startswith("refused ")},
             "games unfinished": c["games unfinished"], "protocol problems": c["protocol problems"],
             "http 5xx": c["http 5xx"], "http 429 retried": c["http 429 retried"],
@@ -1328,8 +1554,8 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 FAILURE_KEYS = ("crashed", "leaks", "views unlike the engine's", "replay unlike the record", "protocol problems",
                 "unanswered", "accepted", "server errors", "connections dropped", "answers with a wrong id",
                 "bad connections mishandled", "repeated ids mishandled", "http accepted", "http failures",
-                "state changes", "lost", "acks unchecked", "records unlike the acks", "games unfinished", "http 5xx",
-                "log tracebacks", "log errors")
+                "state changes", "lost", "applied twice", "resent ids mishandled", "acks unchecked",
+                "records unlike the acks", "games unfinished", "http 5xx", "log tracebacks", "log errors")
 
 
 def failed(result: dict[str, Any]) -> bool:
@@ -1358,9 +1584,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--parts", default="leaks,fuzz,kills", help="comma-separated: leaks, fuzz, kills")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON ('-': standard output)")
-    parser.add_argument("--command", default=COMMAND, help="the royal-revenge console script to serve with")
+    parser.add_argument("--command", default=COMMAND,
+                        help="the royal-revenge console script to serve with (one process only: a cluster's are "
+                             "the one beside this Python)")
     parser.add_argument("--server-src", metavar="DIR",
                         help="PYTHONPATH for the servers only (to probe a patched copy of the sources)")
+    parser.add_argument("--cluster", type=int, default=0, metavar="N",
+                        help="probe a cluster of N >= 2 processes behind HAProxy on a throwaway PostgreSQL "
+                             "instead of one process on SQLite (0: one process)")
+    parser.add_argument("--lease-seconds", type=float, default=2.0, help="with --cluster: each process's leases")
     parser.add_argument("--workdir", help="where to keep the databases and logs (default: a temporary folder)")
     parser.add_argument("--http-rate", type=float, default=50.0, help="HTTP requests per second per client")
     parser.add_argument("--pace", type=float, default=0.06,
@@ -1387,7 +1619,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     kills.add_argument("--kill-max-players", type=int, default=4, help="seats at those tables: 2 to this")
     kills.add_argument("--kill-min", type=float, default=0.5, help="shortest play between kills (s)")
     kills.add_argument("--kill-max", type=float, default=3.0, help="longest play between kills (s)")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.cluster and args.cluster < 2:
+        parser.error("--cluster takes 2 processes or more (0: one process)")
+    if args.cluster and args.command != COMMAND:
+        parser.error("--command is for one process: a cluster runs the royal-revenge beside this Python")
+    return args
 
 
 async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -1396,13 +1633,25 @@ async def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     with contextlib.ExitStack() as stack:
         workdir = Path(args.workdir) if args.workdir else Path(stack.enter_context(tempfile.TemporaryDirectory()))
         workdir.mkdir(parents=True, exist_ok=True)
+        args.postgres = None
+        if args.cluster:  # one throwaway PostgreSQL for the run; each part's cluster takes a database of it
+            from royal_revenge.server.localdb import LocalPostgres
+
+            postgres = LocalPostgres(max_connections=40 + 30 * args.cluster)
+            stack.callback(postgres.stop)
+            try:
+                await asyncio.to_thread(postgres.start)
+                args.postgres = postgres
+            except Exception as error:  # (PostgreSQL missing: every part fails, saying why)
+                return [{"part": name.strip(), "crashed": f"{type(error).__name__}: {error}"}
+                        for name in args.parts.split(",")]
         for name in args.parts.split(","):
             try:
                 results.append(await parts[name.strip()](args, workdir))
             except Exception as error:  # a part that cannot finish is a failure, reported with the others
                 where = traceback.extract_tb(error.__traceback__)[-1]
                 results.append({"part": name, "crashed": f"{type(error).__name__}: {error} (line {where.lineno})",
-                                "log tracebacks": scan_log(workdir / f"{name}.log")[0]})
+                                "log tracebacks": scan_logs(target_logs(workdir, name.strip()))[0]})
     return results
 
 

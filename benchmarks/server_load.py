@@ -47,6 +47,7 @@ import gc
 import json
 import multiprocessing as mp
 import os
+import queue
 import random
 import shutil
 import signal
@@ -54,10 +55,12 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,6 +111,41 @@ def _cpu_seconds(pid: int) -> float | None:
         return None
 
 
+def _tree_cpu_seconds(pid: int) -> float | None:
+    """CPU seconds of a process, its children it waited for, and its live descendants (PostgreSQL's backends are
+    processes of their own); None if it is gone."""
+    children: dict[int, list[int]] = {}
+    times: dict[int, tuple[float, float]] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        number = int(entry.name)
+        children.setdefault(int(fields[1]), []).append(number)
+        times[number] = ((int(fields[11]) + int(fields[12])) / tick, (int(fields[13]) + int(fields[14])) / tick)
+    if pid not in times:
+        return None
+    total, waiting = times[pid][0] + times[pid][1], list(children.get(pid, ()))
+    while waiting:
+        child = waiting.pop()
+        total += sum(times.get(child, (0.0, 0.0)))
+        waiting += children.get(child, ())
+    return total
+
+
+def _machine_busy_seconds() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot, all cores (/proc/stat; iowait counts as idle)."""
+    values = [int(value) for value in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    tick = os.sysconf("SC_CLK_TCK")
+    idle = values[3] + values[4]
+    total = sum(values[:8])  # (guest time is already inside user time)
+    return (total - idle) / tick, total / tick
+
+
 def _rss_mib(pid: int) -> float | None:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -134,6 +172,9 @@ class _Stats:
     unacked: int = 0
     connect_failures: int = 0
     setup_retries: int = 0
+    moved_retries: int = 0
+    reconnections: list[dict[str, Any]] = field(default_factory=list)
+    lost_in_reconnect: int = 0
     error_samples: list[str] = field(default_factory=list)
 
 
@@ -167,6 +208,13 @@ class _Message(msgspec.Struct):
 
 _decode_message = msgspec.json.Decoder(_Message).decode
 """Only the fields a client acts on are decoded (msgspec skips the rest of the frame without building it)."""
+
+_CLOSE_MOVED = 4307  # a cluster's table moved to another process: reconnect at once (docs/protocol.md)
+_FINAL_CLOSES = (4400, 4403, 4404, 4409, 4429)  # the protocol's closes that a client does not reconnect after
+
+
+class _Moved(ConnectionError):
+    """The WebSocket upgrade was answered 503 (``moved``: on a cluster, the table is moving): try again."""
 
 
 class _Connection(asyncio.Protocol):
@@ -205,7 +253,8 @@ class _Connection(asyncio.Protocol):
             status = bytes(buffer[:end]).split(b"\r\n", 1)[0]
             del buffer[:end + 4]
             if b" 101 " not in status + b" ":
-                self._fail(ConnectionError(f"upgrade refused: {status.decode(errors='replace')}"))
+                kind = _Moved if b" 503 " in status + b" " else ConnectionError
+                self._fail(kind(f"upgrade refused: {status.decode(errors='replace')}"))
                 return
             self.open = True
             self.opened.set_result(None)
@@ -311,6 +360,8 @@ class _Client:
         self.sent = 0
         self.pending: dict[str, tuple[float, bool]] = {}
         self.acted_version = -1
+        self.version = -1  # the newest state's version on this connection
+        self.thinking = False  # (a person's pace) an action is decided and waits for its think time
         self.phase: str | None = None
         self.game_no = -1
         self.pending_seat: int | None = None
@@ -319,35 +370,87 @@ class _Client:
         self.allowance, self.stamp = _RATE_BURST, time.monotonic()
         self.connection: _Connection | None = None
         self.finished = False
+        self.generation = 0  # one more at every reconnection: an action decided on an older connection is dropped
+        self.reconnection: dict[str, Any] | None = None  # while coming back after a close (worker.reconnect)
+
+    async def _open(self) -> _Connection:
+        worker = self.worker
+        _, connection = await asyncio.wait_for(asyncio.get_running_loop().create_connection(
+            lambda: _Connection(self, f"/ws/{self.code}", worker.netloc), worker.host, worker.port), 30)
+        await asyncio.wait_for(connection.opened, 30)
+        connection.send_text(_encode({"type": "hello", "token": self.token}))  # (protocol 4: not in the URL)
+        return connection
 
     async def connect(self) -> None:
-        worker, stats = self.worker, self.worker.stats
-        loop = asyncio.get_running_loop()
-        try:
-            _, connection = await asyncio.wait_for(loop.create_connection(
-                lambda: _Connection(self, f"/ws/{self.code}", worker.netloc),
-                worker.host, worker.port), 30)
-            await asyncio.wait_for(connection.opened, 30)
-            connection.send_text(_encode({"type": "hello", "token": self.token}))  # (protocol 4: not in the URL)
-        except (OSError, TimeoutError, ConnectionError) as error:
+        """The first connection; an upgrade answered 503 (on a cluster, the table is moving) is tried again."""
+        stats = self.worker.stats
+        for attempt in range(40):
+            try:
+                self.connection = await self._open()
+                return
+            except _Moved as error:
+                stats.moved_retries += 1
+                if attempt < 39:
+                    await asyncio.sleep(0.25)
+                    continue
+                failure: Exception = error
+            except (OSError, TimeoutError, ConnectionError) as error:
+                failure = error
             stats.connect_failures += 1
             if len(stats.error_samples) < 5:
-                stats.error_samples.append(f"connect {self.tag}: {error!r}")
+                stats.error_samples.append(f"connect {self.tag}: {failure!r}")
             self.finished = True
             return
-        self.connection = connection
 
     def on_closed(self, connection: _Connection) -> None:
-        if self.finished:
+        if self.finished or connection is not self.connection:
             return
         self.finished = True
-        stats = self.worker.stats
-        if not self.worker.stopping:  # the server closed the connection (or it broke) while playing
+        worker, stats = self.worker, self.worker.stats
+        if not worker.stopping and worker.reconnect and connection.close_code not in _FINAL_CLOSES:
+            # (a cluster: the table moved, or its process died) come back as docs/protocol.md suggests; what was not
+            # acknowledged is dropped, not resent: the client acts again on the state it gets
+            stats.lost_in_reconnect += len(self.pending)
+            self.pending.clear()
+            record = {"code": self.code, "seat": self.seat, "closed_at": time.monotonic(),
+                      "close_code": connection.close_code, "attempts": 0, "back_at": None, "ack_at": None}
+            stats.reconnections.append(record)
+            task = asyncio.get_running_loop().create_task(self._reconnect(record))
+            worker.tasks.add(task)
+            task.add_done_callback(worker.tasks.discard)
+            return
+        if not worker.stopping:  # the server closed the connection (or it broke) while playing
             stats.broken += 1
             if len(stats.error_samples) < 5:
                 stats.error_samples.append(f"closed {self.tag}: {connection.close_code}")
         stats.unacked += len(self.pending)
         self.pending.clear()
+
+    async def _reconnect(self, record: dict[str, Any]) -> None:
+        """At once after 4307, else after 0.5 s, 1 s, 2 s... up to 10 s (docs/protocol.md's suggested policy)."""
+        worker = self.worker
+        delay = 0.0 if record["close_code"] == _CLOSE_MOVED else 0.5
+        while not worker.stopping:
+            if delay:
+                await asyncio.sleep(delay)
+                if worker.stopping:
+                    break
+            record["attempts"] += 1
+            try:
+                connection = await self._open()
+            except (OSError, TimeoutError, ConnectionError):
+                delay = min(10.0, max(0.5, 2 * delay))
+                continue
+            if connection.closed.done():  # (closed again at once: on_closed ignored it, as it was not ours yet)
+                delay = min(10.0, max(0.5, 2 * delay))
+                continue
+            self.generation += 1
+            # act on the new connection's states, whatever was lost with the old one
+            self.acted_version, self.version, self.rematched_game, self.thinking = -1, -1, -1, False
+            self.reconnection = record
+            self.connection = connection
+            self.finished = False
+            return
 
     def _send(self, message: dict[str, Any]) -> None:
         now = time.monotonic()
@@ -387,7 +490,10 @@ class _Client:
                 stats.error_samples.append(f"{self.tag}: {error}: {raw[:200]!r}")
             return
         kind = message.type
+        if self.reconnection is not None and kind == "state" and self.reconnection["back_at"] is None:
+            self.reconnection["back_at"] = time.monotonic()  # (the first state on the new connection)
         if kind == "state":
+            self.version = message.version
             if message.ack is not None:  # protocol 3: the ack of this connection's message rides in the state
                 self._acked(message.ack)
             if worker.measuring:
@@ -429,6 +535,9 @@ class _Client:
 
     def _acked(self, message_id: str) -> None:
         sent = self.pending.pop(message_id, None)
+        if sent is not None and self.reconnection is not None:
+            self.reconnection["ack_at"] = time.monotonic()  # (the first acknowledgement after coming back)
+            self.reconnection = None
         if sent is not None and sent[1]:  # sent inside the measured window
             self.worker.stats.latencies.append(time.perf_counter() - sent[0])
 
@@ -441,7 +550,7 @@ class _Client:
                 stats.host_commands += 1
                 self._send({"type": "host", "id": self._next_id("h"), "command": "rematch"})
             return
-        if self.phase != "playing" or version <= self.acted_version:
+        if self.phase != "playing" or version <= self.acted_version or self.thinking:
             return
         legal = self.legal
         if not legal or self.pending_seat != self.seat:
@@ -451,15 +560,27 @@ class _Client:
         action = self.worker.rng.choice(plays or legal)
         think = self.worker.think
         if think > 0:  # a person's pace: act after a random delay, without holding up this socket's frames
-            asyncio.get_running_loop().call_later(think * self.worker.rng.uniform(0.5, 1.5), self._act_later, action)
+            self.thinking = True  # (one decision at a time: the states that arrive meanwhile do not add another)
+            asyncio.get_running_loop().call_later(think * self.worker.rng.uniform(0.5, 1.5), self._act_later, action,
+                                                  self.generation)
             return
         stats.actions += int(self.worker.measuring)
         self._send({"type": "action", "id": self._next_id("a"), "action": action})
 
-    def _act_later(self, action: dict[str, Any]) -> None:
-        if self.worker.running:
+    def _act_later(self, action: dict[str, Any], generation: int) -> None:
+        if generation != self.generation:  # decided on a connection that has closed since
+            return
+        self.thinking = False
+        if not self.worker.running:
+            return
+        if self.phase == "playing" and self.pending_seat == self.seat and action in self.legal:
             self.worker.stats.actions += int(self.worker.measuring)
             self._send({"type": "action", "id": self._next_id("a"), "action": action})
+        elif self.version > self.acted_version:
+            # the table moved on while this person thought (a fanfare, or the states of a takeover and of the other
+            # seats coming back): decide again on what it shows now, as a person would, instead of sending a move
+            # the server must refuse
+            self._on_state(self.version)
 
     def start_game(self) -> None:
         self.worker.stats.host_commands += 1
@@ -477,6 +598,8 @@ class _Worker:
         self.port = parts.port or 80
         self.think = config["think_ms"] / 1000
         self.rng = random.Random(config["seed"] * 1000 + index)
+        self.reconnect = bool(config.get("reconnect", False))
+        self.tasks: set[asyncio.Task[None]] = set()
         self.stats = _Stats()
         self.clients: list[_Client] = []
         self.running = False
@@ -494,17 +617,26 @@ class _Worker:
         no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
         async with httpx.AsyncClient(base_url=self.base, timeout=60, cookies=no_cookies) as http:
             async def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
-                for attempt in range(3):  # a dropped keep-alive connection is retried, and counted
+                transport_errors = 0
+                for attempt in range(40):
                     try:
                         response = await http.post(path, json=body)
-                        response.raise_for_status()
-                        result: dict[str, Any] = response.json()
-                        return result
-                    except httpx.TransportError:
+                    except httpx.TransportError:  # a dropped keep-alive connection is retried, and counted
                         self.stats.setup_retries += 1
-                        if attempt == 2:
+                        transport_errors += 1
+                        if transport_errors == 3:
                             raise
                         await asyncio.sleep(0.5)
+                        continue
+                    if response.status_code == 503 and attempt < 39:  # moved: on a cluster, the table is moving
+                        self.stats.moved_retries += 1
+                        await asyncio.sleep(min(2.0, float(response.headers.get("Retry-After") or 0.5)))
+                        continue
+                    if response.status_code >= 400:  # (the body says who answered: the server, or HAProxy itself)
+                        raise RuntimeError(f"POST {path}: {response.status_code} after {attempt + 1} attempts: "
+                                           f"{response.text[:300]!r}")
+                    result: dict[str, Any] = response.json()
+                    return result
                 raise AssertionError("unreachable")
 
             async def one(number: int) -> None:
@@ -562,6 +694,8 @@ async def _worker_async(config: dict[str, Any], index: int, tables: int, results
     worker.measuring = False
     worker.running = False
     worker.stopping = True
+    for task in list(worker.tasks):  # (clients still coming back after a close stop trying)
+        task.cancel()
     gc.enable()
     cpu = time.process_time() - cpu_start
     # Let outstanding actions be acknowledged (they count), then close everything.
@@ -583,7 +717,8 @@ async def _worker_async(config: dict[str, Any], index: int, tables: int, results
         "games_finished": s.games_finished, "states": s.states, "state_bytes": s.state_bytes,
         "errors": dict(s.errors), "broken": s.broken, "unacked": s.unacked,
         "connect_failures": s.connect_failures, "samples": s.error_samples, "cpu": cpu,
-        "clients": len(worker.clients), "setup_retries": s.setup_retries,
+        "clients": len(worker.clients), "setup_retries": s.setup_retries, "moved_retries": s.moved_retries,
+        "reconnections": s.reconnections, "lost_in_reconnect": s.lost_in_reconnect,
     }))
 
 
@@ -597,7 +732,7 @@ def _percentile(sorted_values: list[float], fraction: float) -> float:
     return sorted_values[index]
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=250, help="tables to create (default 250)")
@@ -632,6 +767,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1,
                         help="rounds to run, each with a fresh server (default 1): this machine's speed drifts, so "
                              "the figures of several rounds and their medians say more than one")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
 
     if not 1 <= args.tables <= args.max_tables:
@@ -686,8 +826,16 @@ def _print_summary(rounds: list[dict[str, Any]]) -> None:
 
 
 def _round(args: argparse.Namespace, parser: argparse.ArgumentParser, settings: dict[str, Any],
-           workers: int) -> dict[str, Any]:
-    """One round: start a server (unless ``--url``), play, print the figures and return them."""
+           workers: int, *, watch: dict[str, list[int]] | None = None,
+           during: Callable[[], dict[str, Any]] | None = None, reconnect: bool = False) -> dict[str, Any]:
+    """One round: start a server (unless ``--url``), play, print the figures and return them.
+
+    ``watch`` names processes (with their descendants) whose CPU is reported over the measured window, besides the
+    started server's or ``--server-pid``'s (``benchmarks/cluster_load.py``: each server process, HAProxy,
+    PostgreSQL). ``during`` is called in a thread when the measured window starts (a failover while the tables
+    play); what it returns is in the figures as ``during``. ``reconnect``: the clients come back after a closed
+    connection as docs/protocol.md suggests (a cluster), instead of counting it as broken.
+    """
     probe = _cpu_probe()
     temp_dir = Path(tempfile.mkdtemp(prefix="rr-load-"))
     process: subprocess.Popen[bytes] | None = None
@@ -716,7 +864,7 @@ def _round(args: argparse.Namespace, parser: argparse.ArgumentParser, settings: 
         _wait_healthy(base, 30, process)
 
         config = {"url": base, "settings": settings, "seconds": args.seconds,
-                  "seed": args.seed, "think_ms": args.think_ms, "warmup": args.warmup}
+                  "seed": args.seed, "think_ms": args.think_ms, "warmup": args.warmup, "reconnect": reconnect}
         context = mp.get_context("spawn")
         results = context.Queue()
         go = context.Event()
@@ -728,7 +876,15 @@ def _round(args: argparse.Namespace, parser: argparse.ArgumentParser, settings: 
             proc.start()
         ready: list[dict[str, Any]] = []
         while len(ready) < workers:
-            kind, index, payload = results.get(timeout=600)
+            try:
+                kind, index, payload = results.get(timeout=1)
+            except queue.Empty:  # (a load client process that crashed says nothing: do not wait for it)
+                crashed = [proc.exitcode for proc in procs if proc.exitcode not in (None, 0)]
+                if crashed:
+                    raise SystemExit(f"a load client process exited with status {crashed[0]} in its setup") from None
+                if time.monotonic() - setup_start > 600:
+                    raise SystemExit("the load clients were not ready within 600 s") from None
+                continue
             if kind == "failed":
                 raise SystemExit(f"worker {index} failed: {payload}")
             ready.append(payload)
@@ -737,8 +893,16 @@ def _round(args: argparse.Namespace, parser: argparse.ArgumentParser, settings: 
         time.sleep(args.warmup)
         rss_before = _rss_mib(server_pid) if server_pid else None
         cpu_before = _cpu_seconds(server_pid) if server_pid else None
+        watched_before = {name: [_tree_cpu_seconds(pid) for pid in pids] for name, pids in (watch or {}).items()}
+        machine_before = _machine_busy_seconds()
+        driver_before = time.process_time()
         load_before = os.getloadavg()[0]
         wall_start = time.monotonic()
+        during_result: dict[str, Any] = {}
+        during_thread = threading.Thread(target=lambda: during_result.update(during()), daemon=True) \
+            if during is not None else None
+        if during_thread is not None:
+            during_thread.start()
         peak_rss = rss_before
         while time.monotonic() - wall_start < args.seconds:
             time.sleep(min(1.0, max(0.0, args.seconds - (time.monotonic() - wall_start))))
@@ -747,7 +911,12 @@ def _round(args: argparse.Namespace, parser: argparse.ArgumentParser, settings: 
                 if rss is not None and (peak_rss is None or rss > peak_rss):
                     peak_rss = rss
         cpu_after = _cpu_seconds(server_pid) if server_pid else None
+        watched_after = {name: [_tree_cpu_seconds(pid) for pid in pids] for name, pids in (watch or {}).items()}
+        machine_after = _machine_busy_seconds()
+        driver_cpu = time.process_time() - driver_before
         wall = time.monotonic() - wall_start
+        if during_thread is not None:
+            during_thread.join()
         done: list[dict[str, Any]] = []
         while len(done) < workers:
             kind, index, payload = results.get(timeout=120)
@@ -803,6 +972,15 @@ def _round(args: argparse.Namespace, parser: argparse.ArgumentParser, settings: 
         "server_cpu_ms_per_action": round(1000 * (cpu_after - cpu_before) / max(1, acks), 2)
         if cpu_after is not None and cpu_before is not None else None,
         "clients_cpu_percent": round(100 * client_cpu / wall, 1),
+        "cpu_percent": {name: round(100 * sum(a - b for a, b in zip(watched_after[name], before, strict=True)
+                                              if a is not None and b is not None) / wall, 1)
+                        for name, before in watched_before.items()},
+        "machine_busy_percent": round(100 * (machine_after[0] - machine_before[0]) / wall, 1),
+        "machine_cores": os.cpu_count(),
+        "driver_cpu_percent": round(100 * driver_cpu / wall, 1),
+        "moved_retries": sum(d["moved_retries"] for d in done),
+        "reconnections": sum(len(d["reconnections"]) for d in done),
+        "lost_in_reconnect": sum(d["lost_in_reconnect"] for d in done),
         "load_average": {"before": load_before, "after": os.getloadavg()[0]},
         "think_ms": args.think_ms,
         "server_nice": args.server_nice,
@@ -822,12 +1000,24 @@ def _round(args: argparse.Namespace, parser: argparse.ArgumentParser, settings: 
     for d in done:
         for sample in d["samples"][:3]:
             print(f"  e.g. {sample}")
-    print(f"server CPU {figures['server_cpu_percent']}% of one core, RSS {figures['server_rss_mib']['before']} MiB "
-          f"before, {figures['server_rss_mib']['peak']} MiB peak; {figures['server_cpu_ms_per_action']} ms CPU per "
-          f"acknowledged message")
+    if server_pid:
+        print(f"server CPU {figures['server_cpu_percent']}% of one core, RSS {figures['server_rss_mib']['before']} "
+              f"MiB before, {figures['server_rss_mib']['peak']} MiB peak; {figures['server_cpu_ms_per_action']} ms CPU "
+              f"per acknowledged message")
     print(f"load clients CPU {figures['clients_cpu_percent']}% (all worker processes); machine load average "
           f"{load_before:.1f} before, {figures['load_average']['after']:.1f} after on {os.cpu_count()} CPUs")
     print(f"CPU probe before the round: {probe:.0f} ms (a fixed pure-Python loop; this machine's speed drifts)")
+    if watch:
+        print("CPU, % of one core: " + ", ".join(f"{name} {value}" for name, value in figures["cpu_percent"].items())
+              + f"; the machine {figures['machine_busy_percent']}% of {100 * (os.cpu_count() or 1)}%")
+    if figures["moved_retries"] or figures["reconnections"]:
+        print(f"on a cluster: {figures['moved_retries']} requests or upgrades answered 503 moved and tried again, "
+              f"{figures['reconnections']} reconnections ({figures['lost_in_reconnect']} unacknowledged actions "
+              f"dropped with their connections)")
+    if during is not None:
+        figures["during"] = during_result
+    if reconnect:
+        figures["reconnection_records"] = [record for d in done for record in d["reconnections"]]
     figures["total_errors"] = total_errors
     shutil.rmtree(temp_dir, ignore_errors=True)
     return figures

@@ -153,3 +153,48 @@ async def test_a_process_that_lost_its_lease_cannot_write_and_lets_its_tables_go
         await again.first_state()
         assert again.view is not None
         await again.close()
+
+
+async def test_a_renewal_that_began_during_a_take_does_not_lose_the_new_lease(
+        postgres_cluster: PostgresCluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seen under load (benchmarks/cluster_load.py): a process took a table while its renewal was in flight; the
+    # renewal, which could not know of the new lease, made it let the table go ("lease_lost") at once.
+    url = postgres_cluster.new_database()
+    async with running_server(url, node="a") as a, running_server(url, node="b") as b:
+        code, humans, _, _ = await open_game(a, humans=1, bots=["normal"])
+        leases = b.hub.leases
+        assert leases is not None
+        original = leases.acquire
+        committed: list[float] = []
+
+        async def slow_acquire(table: str) -> int | None:
+            await asyncio.sleep(0.05)  # (a busy database)
+            epoch = await original(table)
+            committed.append(asyncio.get_running_loop().time())
+            return epoch
+
+        monkeypatch.setattr(leases, "acquire", slow_acquire)
+        async with b.http() as http:
+            assert (await http.get(f"/api/tables/{code}")).status_code == 200
+        assert code in b.hub._live
+        # A renewal that began just before the lease was committed: its answer cannot hold the new lease.
+        b.hub._renewed({}, committed[-1] - 0.001)
+        assert code in b.hub._live, "the table was let go for a lease the renewal could not have seen"
+        for client in humans.values():
+            await client.close()
+
+
+async def test_a_table_let_go_is_not_kept_from_everyone_by_its_lease(postgres_cluster: PostgresCluster) -> None:
+    # A process that lets a table go (here as after a lost lease) must stop renewing its lease, or nobody could take
+    # the table: the others would ask it for a table it no longer runs, and it would never hand it over.
+    url = postgres_cluster.new_database()
+    async with running_server(url, node="a", lease_seconds=1.0) as a, \
+            running_server(url, node="b", lease_seconds=1.0) as b:
+        code, humans, _, _ = await open_game(a, humans=1, bots=["normal"])
+        a.hub._let_go(a.hub._live[code], "lease_lost")
+        await asyncio.sleep(0.5)  # (a's renewal loop runs meanwhile)
+        async with b.http() as http:
+            assert (await http.get(f"/api/tables/{code}")).status_code == 200
+        assert code in b.hub._live
+        for client in humans.values():
+            await client.close()

@@ -54,13 +54,19 @@ async def _moves_by_id(db: str, code: str) -> Counter[str]:
     return Counter(row["client_id"] for row in rows)
 
 
-async def _until(predicate: Any, timeout: float, what: str, players: list[Player] = ()) -> None:  # type: ignore[assignment]
+async def _until(predicate: Any, timeout: float, what: str, players: list[Player] = (),  # type: ignore[assignment]
+                 since: float | None = None) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() >= deadline:
-            stuck = [(p.code, p.seat, p.finished, len(p.unacked), p.reconnections[-3:], p.final_close)
-                     for p in players if not (p.finished and not p.unacked)][:5]
-            raise AssertionError(f"not within {timeout:g} s: {what}; for instance {stuck}")
+            if since is None:
+                stuck = [p for p in players if not (p.finished and not p.unacked)]
+            else:  # the players not back since ``since``
+                stuck = [p for p in players if _back_within([p], since) == float("inf")]
+            shown = [(p.code, p.seat, p.finished, len(p.unacked), p.reconnections[-3:], p.final_close)
+                     for p in stuck[:5]]
+            raise AssertionError(f"not within {timeout:g} s: {what}; {len(stuck)} players, for instance {shown}"
+                                 + ("" if since is None else f" (since {since})"))
         await asyncio.sleep(0.05)
 
 
@@ -68,7 +74,11 @@ def _back_within(players: list[Player], since: float) -> float:
     """How long after ``since`` the last of ``players`` had its first state on a new connection (inf: not yet)."""
     worst = 0.0
     for player in players:
-        returns = [r.back_at for r in player.reconnections if r.closed_at >= since - 0.5]
+        # (a connection cut at about ``since``, or one still coming back then: cut a moment before by a move)
+        returns = [r.back_at for r in player.reconnections
+                   if r.closed_at >= since - 0.5 or r.back_at is None or r.back_at >= since]
+        if not returns and player.finished and not player.unacked:
+            continue  # (its game ended just after ``since``, before the cut reached it: nothing to come back for)
         if not returns or returns[0] is None:
             return float("inf")
         worst = max(worst, returns[0] - since)
@@ -79,7 +89,7 @@ async def _check_tables(cluster: LocalCluster, db: str, tables: dict[str, list[P
     """Every acknowledged action once in the moves, none twice; every record replays; no leak, no final close."""
     leaks = next(iter(tables.values()))[0].leaks
     assert leaks.c["leaks"] == 0, leaks.failures
-    assert leaks.c["frames checked"] > 1000, leaks.c
+    assert leaks.c["frames checked"] > 300, leaks.c  # (hundreds of frames: about 1,000 for 9 tables, more for 60)
     async with httpx.AsyncClient(base_url=cluster.url, timeout=30) as http:
         for code, players in tables.items():
             counted = await _moves_by_id(db, code)
@@ -139,15 +149,18 @@ async def test_sixty_tables_go_on_through_a_sigkill_and_a_drain(postgres_cluster
             cluster.kill(index)
             killed_players = [p for code in killed_tables for p in tables[code] if not p.finished]
             await _until(lambda: _back_within(killed_players, killed_at) < float("inf"), 30,
-                         "the killed process's tables answer again", killed_players)
+                         "the killed process's tables answer again", killed_players, killed_at)
             after_kill = _back_within(killed_players, killed_at)
             assert after_kill < TAKEOVER_LIMIT, after_kill
+            # Every table still in play left the dead process (a table whose game ended just before the kill,
+            # its last frames read after it, needs nobody: its lease stays the dead process's).
             owners = await _owners(db)
-            assert not any(owners.get(code) == victim for code in tables)
+            in_play = [code for code in tables if not all(p.finished for p in tables[code])]
+            assert not any(owners.get(code) == victim for code in in_play)
 
             await asyncio.sleep(2.0)
             owners = await _owners(db)
-            left = Counter(owners[code] for code in tables if code in owners)
+            left = Counter(owners[code] for code in tables if code in owners and owners[code] != victim)
             drained = max(left, key=lambda name: left[name])
             drained_tables = [code for code in tables if owners.get(code) == drained]
             drained_players = [p for code in drained_tables for p in tables[code]
@@ -156,7 +169,7 @@ async def test_sixty_tables_go_on_through_a_sigkill_and_a_drain(postgres_cluster
             # SIGTERM: it hands its tables over and exits (uvicorn ends by raising the signal it caught again).
             assert cluster.drain(int(drained[1:]) - 1) in (0, -signal.SIGTERM)
             await _until(lambda: _back_within(drained_players, drained_at) < float("inf"), 30,
-                         "the drained process's tables answer again", drained_players)
+                         "the drained process's tables answer again", drained_players, drained_at)
             after_drain = _back_within(drained_players, drained_at)
             assert after_drain < TAKEOVER_LIMIT, after_drain
             log = [json.loads(line) for line in cluster.logs()[drained].splitlines() if line.startswith("{")]

@@ -1,4 +1,5 @@
-"""benchmarks/reliability.py keeps working: its three parts at tiny counts, against real server processes."""
+"""benchmarks/reliability.py keeps working: its three parts at tiny counts, against real server processes: one
+process on SQLite, and a cluster of three behind HAProxy on PostgreSQL (``--cluster 3``)."""
 
 from __future__ import annotations
 
@@ -18,13 +19,17 @@ import pytest
 
 import royal_revenge
 from royal_revenge.engine import Game, GameOptions, GameRecord, GameState
+from royal_revenge.server.balancer import HaproxyMissing, find_haproxy
+from royal_revenge.server.localdb import INSTALL_HINT, find_bin_dir
 
 pytestmark = pytest.mark.timeout(120)
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "reliability.py"
 
 
-def test_the_probe_finds_no_leak_no_loss_no_5xx_no_traceback(tmp_path: Path) -> None:
+def _run_probe(tmp_path: Path, options: list[str], timeout: float) -> tuple[dict[str, Any],
+                                                                          subprocess.CompletedProcess[str]]:
+    """The probe's three parts at tiny counts with ``options`` (the kills' own among them): its results by part."""
     out = tmp_path / "results.json"
     # The probe and its servers run the very sources this test imports (the sources, or the compiled build).
     env = {**os.environ, "PYTHONPATH": str(Path(royal_revenge.__file__).resolve().parents[1])}
@@ -34,10 +39,14 @@ def test_the_probe_finds_no_leak_no_loss_no_5xx_no_traceback(tmp_path: Path) -> 
          "--rounds", "2", "--tables-at-once", "2",
          "--fuzz-messages", "240", "--fuzz-connections", "4", "--fuzz-requests", "60", "--fuzz-bad-connections", "4",
          "--state-check-interval", "1",
-         "--kills", "2", "--kill-tables", "1", "--kill-max-players", "2", "--kill-min", "0.3", "--kill-max", "1.0"],
-        capture_output=True, text=True, timeout=110, env=env)
+         "--kill-max-players", "2", "--kill-min", "0.3", "--kill-max", "1.0", *options],
+        capture_output=True, text=True, timeout=timeout, env=env)
     assert out.exists(), result.stdout + result.stderr
-    parts = {part["part"]: part for part in json.loads(out.read_text())}
+    return {part["part"]: part for part in json.loads(out.read_text())}, result
+
+
+def test_the_probe_finds_no_leak_no_loss_no_5xx_no_traceback(tmp_path: Path) -> None:
+    parts, result = _run_probe(tmp_path, ["--kills", "2", "--kill-tables", "1"], timeout=110)
     assert set(parts) == {"leaks", "fuzz", "kills"}, parts
     for part in parts.values():
         assert "crashed" not in part, part
@@ -51,6 +60,40 @@ def test_the_probe_finds_no_leak_no_loss_no_5xx_no_traceback(tmp_path: Path) -> 
     assert fuzz["state checks"] >= 2, fuzz
     assert kills["kills"] == 2 and kills["acks"] > 0 and kills["acks checked"] == kills["acks"], kills
     assert kills["lost"] == 0, kills
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
+@pytest.mark.timeout(180)
+def test_the_probe_finds_nothing_against_a_cluster_through_its_balancer(tmp_path: Path) -> None:
+    """The same probe against three ``serve --node`` processes behind HAProxy on a throwaway PostgreSQL (as
+    ``.ci/run`` installs them): every request through the balancer, and in ``kills`` one process SIGKILLed (and
+    restarted) at a time, its clients reconnecting through the balancer; nothing acknowledged lost or applied
+    twice."""
+    try:
+        find_haproxy()
+    except HaproxyMissing as error:
+        pytest.fail(f"the cluster's tests need HAProxy: {error} (as .ci/run does)")
+    if find_bin_dir() is None:
+        pytest.fail(f"the cluster's tests need PostgreSQL: {INSTALL_HINT} (as .ci/run does)")
+    parts, result = _run_probe(tmp_path, ["--cluster", "3", "--kills", "3", "--kill-tables", "2"], timeout=170)
+    assert set(parts) == {"leaks", "fuzz", "kills"}, parts
+    for part in parts.values():
+        assert "crashed" not in part, part
+        assert part["processes"] == 3, part
+        assert part["log tracebacks"] == 0 and part["log errors"] == 0, part
+        assert part.get("http 5xx", 0) == 0, part
+    leaks, fuzz, kills = parts["leaks"], parts["fuzz"], parts["kills"]
+    assert leaks["games"] == 2 and leaks["frames replay-checked"] > 100, leaks
+    assert leaks["leaks"] == 0 and leaks["views unlike the engine's"] == 0, leaks
+    assert fuzz["ws messages"] >= 240 and fuzz["http requests"] >= 60, fuzz
+    assert fuzz["unanswered"] == fuzz["accepted"] == fuzz["server errors"] == fuzz["state changes"] == 0, fuzz
+    assert fuzz["state checks"] >= 2, fuzz
+    assert kills["kills"] == kills["restarts"] == 3, kills
+    assert kills["kills of a process running tables"] >= 1, kills  # (a kill that took tables down with it)
+    assert kills["acks"] > 0 and kills["acks checked"] == kills["acks"], kills
+    assert kills["lost"] == 0 and kills["applied twice"] == 0 and kills["records unlike the acks"] == 0, kills
+    assert kills["acked ids resent"] > 0 and kills["resent ids mishandled"] == 0, kills
+    assert kills["games unfinished"] == 0 and kills["unanswered"] == 0, kills
     assert result.returncode == 0, result.stdout[-3000:]
 
 

@@ -375,7 +375,6 @@ class Hub:
         deadline = loop.time() + leases.seconds + _TAKE_EXTRA_SECONDS
         asked = False
         while True:
-            began = loop.time()
             epoch = await leases.acquire(code)
             if epoch is not None:
                 break
@@ -399,8 +398,9 @@ class Hub:
             with contextlib.suppress(Exception):
                 await leases.release(code, epoch, idle=True)
             raise
+        # (leased_at: once the lease is committed, so that a renewal that began before is known not to know of it)
         live = _Live(table, saved_moves=len(table.moves), saved_game=table.game_no, active_at=self.clock.now(),
-                     epoch=epoch, leased_at=began)
+                     epoch=epoch, leased_at=loop.time())
         self._live[code] = live
         self._arm(table)
         log.info("table_taken", extra={"table": code, "phase": table.phase.value, "epoch": epoch})
@@ -453,7 +453,7 @@ class Hub:
             await asyncio.sleep(leases.seconds / 3)
             began = loop.time()
             try:
-                held = await asyncio.wait_for(leases.renew(), leases.seconds)
+                held = await asyncio.wait_for(leases.renew({*self._live, *self._taking}), leases.seconds)
             except Exception as error:
                 log.warning("lease_renewal_failed", extra={"error": str(error)})
                 if loop.time() - self._renewed_at >= leases.seconds:  # (every lease has run out by now)

@@ -28,7 +28,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -136,13 +136,18 @@ class Leases:
             if done is not None:
                 await conn.execute(select(func.pg_notify(CHANNEL, f"released {code}")))
 
-    async def renew(self) -> dict[str, Held]:
-        """Renew every unexpired lease of this process; the leases it still holds (any other is lost)."""
+    async def renew(self, codes: Collection[str] | None = None) -> dict[str, Held]:
+        """Renew this process's unexpired leases on ``codes`` (the tables it runs; ``None``: all of its leases);
+        the leases it still holds (any other is lost). A lease on a table the process no longer runs must not be
+        renewed: it would keep the table from everyone, the process included, which would not hand it over."""
+        if codes is not None and not codes:
+            return {}
+        held = update(LeaseRow).where(LeaseRow.owner == self.owner, LeaseRow.expires_at > _NOW)
+        if codes is not None:
+            held = held.where(LeaseRow.code.in_(list(codes)))
         async with self.store.engine.begin() as conn:
-            rows = (await conn.execute(
-                update(LeaseRow).where(LeaseRow.owner == self.owner, LeaseRow.expires_at > _NOW)
-                .values(expires_at=_NOW + self.seconds)
-                .returning(LeaseRow.code, LeaseRow.epoch, LeaseRow.wanted_by))).all()
+            rows = (await conn.execute(held.values(expires_at=_NOW + self.seconds)
+                                       .returning(LeaseRow.code, LeaseRow.epoch, LeaseRow.wanted_by))).all()
         return {code: Held(int(epoch), wanted is not None) for code, epoch, wanted in rows}
 
     async def orphans(self, limit: int = 20, settle: float = 1.0) -> list[str]:

@@ -5,7 +5,7 @@
  * a "How to play" button. A modal dialog: focus stays inside, Esc or "Skip" closes it, arrows step.
  */
 import { h } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import htm from "htm";
 import { addStyle, readStored, writeStored } from "./storage.js";
 
@@ -81,11 +81,13 @@ export function Tour({ onDone }) {
   }
 
   // Focus the main button when the tour opens and after every step; give focus back when it closes.
-  useEffect(() => {
+  // Layout effects run before the browser paints, so a key pressed as soon as the tour shows reaches it
+  // (with a plain effect the focus came a frame later and an early arrow key went to the page).
+  useLayoutEffect(() => {
     const before = /** @type {HTMLElement | null} */ (document.activeElement);
     return () => { if (before && document.contains(before)) before.focus(); };
   }, []);
-  useEffect(() => { if (next.current) next.current.focus(); }, [index]);
+  useLayoutEffect(() => { if (next.current) next.current.focus(); }, [index]);
 
   /** @param {KeyboardEvent} event */
   function onKeyDown(event) {

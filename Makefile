@@ -24,7 +24,7 @@ COMPILED_STAMP := $(COMPILED)/.built
 # Anything that can change the compiled build rebuilds it (so its tests never run stale code).
 BUILD_INPUTS := $(shell find src -name '*.py') setup.py pyproject.toml build_backend/royal_revenge_build.py
 
-.PHONY: web run run-dev cluster test test-compiled compiled lint bench bench-rl bench-server clean
+.PHONY: web run run-dev cluster test test-compiled compiled lint bench bench-rl bench-rl-batch bench-server bench-cluster clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -91,9 +91,19 @@ bench-rl: $(COMPILED_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	PYTHONPATH=$(COMPILED) $(BIN)/python benchmarks/rl_speed.py --seconds 2 --repeats 5 --players 2 4 6
 
+# The batched core (NumPy and JAX, batches of 1 to 8,192) against RLCard, raw_env and gym_env, on one core.
+bench-rl-batch: $(COMPILED_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	PYTHONPATH=$(COMPILED) $(BIN)/python benchmarks/rl_batch_speed.py --seconds 2 --repeats 3 --players 2 4 6
+
 # The online tables server under load, as `make run` runs it (the compiled build): the figures in docs/benchmarks.md.
 bench-server: $(COMPILED_STAMP)
 	PYTHONPATH=$(COMPILED) $(BIN)/python benchmarks/server_load.py --tables 250 --seconds 30 --repeat 5
+
+# The tables on 1 and on 2 server processes behind HAProxy on PostgreSQL, one process on SQLite for reference, and a
+# failover's cost (benchmarks/cluster_load.py, the compiled build; needs Debian's haproxy and postgresql packages).
+bench-cluster: $(COMPILED_STAMP)
+	PYTHONPATH=$(COMPILED) $(BIN)/python benchmarks/cluster_load.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache .hypothesis node_modules src/royal_revenge/web/dist

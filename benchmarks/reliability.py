@@ -118,8 +118,11 @@ class Wire:
         return {"name": name, "age": age}
 
     @staticmethod
-    def action_message(message_id: str, action: Any) -> dict[str, Any]:
-        return {"type": "action", "id": message_id, "action": action}
+    def action_message(message_id: str, action: Any, game_no: int | None = None) -> dict[str, Any]:
+        message = {"type": "action", "id": message_id, "action": action}
+        if game_no is not None:
+            message["game"] = game_no
+        return message
 
     @staticmethod
     def host_message(message_id: str, command: str, **extra: Any) -> dict[str, Any]:
@@ -1353,7 +1356,7 @@ class KillSeat:
         self.wire.frames.clear()  # (only answers from now on matter)
         start = 0
         sent = time.monotonic()
-        await self.wire.send(Wire.action_message(message_id, action))
+        await self.wire.send(Wire.action_message(message_id, action, game_no))
         self.stats["actions sent"] += 1
         answer = await self.wire.answer_to(message_id, start, SAFETY)
         if answer is None:
@@ -1375,13 +1378,12 @@ class KillSeat:
 
 
     async def send_acked_again(self, message_id: str, action: dict[str, Any], game_no: int) -> None:
-        """Send an acknowledged action again with its id (``resend_acked``): a plain ``ack`` must answer it."""
+        """Send an acknowledged action again with its id (``resend_acked``): a plain ``ack`` must answer it (or, if
+        the next game has begun on a process that took the table over from the database, which knows the current
+        game's ids only, ``wrong_game``)."""
         assert self.wire is not None
-        view = self.wire.view
-        if view is None or view.get("game_no") != game_no:
-            return  # (a new game: the ids of the last one are forgotten, as documented)
         self.wire.frames.clear()
-        await self.wire.send(Wire.action_message(message_id, action))
+        await self.wire.send(Wire.action_message(message_id, action, game_no))
         answer = await self.wire.answer_to(message_id, 0, SAFETY)
         if answer is None:
             return  # (closed: sent again after the next reconnection)
@@ -1389,6 +1391,9 @@ class KillSeat:
             # (a cluster: the table moved off this process meanwhile; nothing was applied, and the connection is
             # being closed with 4307: the id is sent again after the next reconnection, as for a close)
             self.stats["resends met a move"] += 1
+            return
+        if answer["type"] == "error" and answer.get("code") == "wrong_game":
+            self.stats["resends met a new game"] += 1  # (refused: not applied to the new game, as documented)
             return
         self.stats["acked ids resent"] += 1
         if answer["type"] != "ack" or "view" in answer:  # (an ack riding in a state: the action was applied again)
@@ -1541,6 +1546,7 @@ async def part_kills(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 "applied twice": c["applied twice"], "acked ids resent": c["acked ids resent"],
                 "resent ids mishandled": c["resent ids mishandled"],
                 "resends met a move": c["resends met a move"],
+                "resends met a new game": c["resends met a new game"],
                 "http 503 moved retried": c["http 503 moved retried"],
                 "http balancer 5xx retried": c["http balancer 5xx retried"]} if cluster is not None else {}),
             "refused": {k[8:]: v for k, v in sorted(c.items()) if k.startswith("refused ")},

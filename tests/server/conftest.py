@@ -337,8 +337,13 @@ class Client:
         await self.wait_for(answered, f"the answer to {message_id}")
         return found[0]
 
-    async def act(self, action: dict[str, Any], message_id: str | None = None) -> dict[str, Any]:
-        return await self.request({"type": "action", "id": message_id or self.next_id(), "action": action})
+    async def act(self, action: dict[str, Any], message_id: str | None = None,
+                  game: Any = None) -> dict[str, Any]:
+        """Send an action (with ``game``, the game number it is meant for, if given) and wait for its answer."""
+        message = {"type": "action", "id": message_id or self.next_id(), "action": action}
+        if game is not None:
+            message["game"] = game
+        return await self.request(message)
 
     async def host(self, command: str, **extra: Any) -> dict[str, Any]:
         return await self.request({"type": "host", "id": self.next_id(), "command": command, **extra})

@@ -117,6 +117,29 @@ async def test_the_king_decides_out_of_turn(server: Server) -> None:
     assert table.phase is Phase.FINISHED
 
 
+async def test_an_action_names_its_game_and_is_refused_in_another(server: Server) -> None:
+    """``game`` in an action: the game on screen; in any other game the action is refused (``wrong_game``) and
+    nothing changes; a ``game`` that is not a game number is a malformed message."""
+    code, humans, _, _ = await open_game(server, humans=2, bots=["normal"], ages=[5, 40],
+                                         settings={"scepter_min_seconds": 3000, "scepter_max_seconds": 3600})
+    people = list(humans.values())
+    table = await settle(server, code, people)
+    assert table.game is not None
+    mover = next(client for client in people if client.view is not None and client.view["legal"])
+    assert mover.view is not None
+    action, game_no = mover.view["legal"][0], mover.view["game_no"]
+    version = table.version
+    refused = await mover.act(action, game=game_no + 1)
+    assert refused["type"] == "error" and refused["code"] == "wrong_game", refused
+    assert refused["message"] == "That move was meant for the game before this one, so it was not made"
+    for bad in (-1, "1", 1.5, True):
+        malformed = await mover.act(action, game=bad)
+        assert malformed["type"] == "error" and malformed["code"] == "bad_message", (bad, malformed)
+    assert (await settle(server, code, people)).version == version
+    assert (await mover.act(action, game=game_no))["type"] == "ack"
+    assert (await settle(server, code, people)).version > version
+
+
 async def test_the_new_king_chooses_the_jester_out_of_turn(server: Server) -> None:
     """After a fanfare the seat to the King's left must choose the Jester: a person does it from their socket."""
     code, humans, _, _ = await open_game(server, humans=2, bots=["easy", "easy"], ages=[5, 40],

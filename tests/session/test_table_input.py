@@ -191,3 +191,54 @@ def test_a_refused_kick_never_shows_a_seat_number() -> None:
     _, host = table.join("Ann", None, 0.0)
     _refused(table, "bad_request", "That seat is already open", lambda: table.remove(host, 1, 0.0))
     _refused(table, "bad_request", "There is no such seat at this table", lambda: table.remove(host, 3, 0.0))
+
+
+# ---------------------------------------------------------------- message ids across games
+
+
+def _played_to_the_end(table: Table, tokens: list[str]) -> dict[int, tuple[str, dict[str, Any]]]:
+    """Both people play their first legal action, each with a fresh id, until the round ends: each seat's last
+    (id, action)."""
+    last: dict[int, tuple[str, dict[str, Any]]] = {}
+    for number in range(2_000):
+        if table.phase is not Phase.PLAYING:
+            return last
+        seat = next(seat for seat in (0, 1) if table.legal_actions(seat))
+        action = table.legal_actions(seat)[0].to_json()
+        table.act(tokens[seat], action, 1.0, client_id=f"m-{number}", game_no=table.game_no)
+        last[seat] = (f"m-{number}", action)
+    raise AssertionError("the round did not end")
+
+
+def test_an_action_of_the_last_game_resent_after_a_rematch_is_acknowledged_and_not_applied() -> None:
+    table = _table(players=2)
+    _, ann = table.join("Ann", None, 0.0)
+    _, bob = table.join("Bob", None, 0.0)
+    table.start(ann, 0.0)
+    last = _played_to_the_end(table, [ann, bob])
+    table.rematch(ann, 2.0)
+    assert (table.phase, table.game_no) == (Phase.PLAYING, 2)
+    before = (table.version, table.game.state if table.game else None, list(table.moves))
+    for seat, token in ((0, ann), (1, bob)):
+        message_id, action = last[seat]
+        assert table.act(token, action, 3.0, client_id=message_id, game_no=1) <= before[0]
+    assert (table.version, table.game.state if table.game else None, list(table.moves)) == before
+
+
+def test_an_action_meant_for_another_game_is_refused_in_plain_words() -> None:
+    table = _table(players=2)
+    _, ann = table.join("Ann", None, 0.0)
+    _, bob = table.join("Bob", None, 0.0)
+    table.start(ann, 0.0)
+    _played_to_the_end(table, [ann, bob])
+    table.rematch(ann, 2.0)
+    seat = next(seat for seat in (0, 1) if table.legal_actions(seat))
+    action = table.legal_actions(seat)[0].to_json()
+    token = (ann, bob)[seat]
+    before = (table.version, table.game.state if table.game else None)
+    with pytest.raises(TableError) as refused:
+        table.act(token, action, 3.0, client_id="new-1", game_no=1)
+    assert (refused.value.code, str(refused.value)) == (
+        "wrong_game", "That move was meant for the game before this one, so it was not made")
+    assert (table.version, table.game.state if table.game else None) == before
+    assert table.act(token, action, 3.0, client_id="new-1", game_no=2) > before[0]  # (the right game: made)

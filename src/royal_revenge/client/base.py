@@ -143,7 +143,12 @@ class BaseClient:
         return f"{prefix}{int(time.time() * 1000):x}-{next(self._ids)}"
 
     def action_message(self, action: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "action", "id": self.next_id("a"), "action": action}
+        """An action for the game on screen (refused in a later one, e.g. one a rematch began meanwhile)."""
+        message: dict[str, Any] = {"type": "action", "id": self.next_id("a"), "action": action}
+        game_no = self.view.get("game_no") if isinstance(self.view, dict) else None
+        if isinstance(game_no, int):
+            message["game"] = game_no
+        return message
 
     def host_message(self, command: str, level: str | None = None, seat: int | None = None) -> dict[str, Any]:
         message: dict[str, Any] = {"type": "host", "id": self.next_id("h"), "command": command}

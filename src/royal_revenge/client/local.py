@@ -176,7 +176,8 @@ class LocalClient(BaseClient):
         message_id = message["id"]
         try:
             if message["type"] == "action":
-                version = table.act(self._token, message["action"], self.clock.now(), client_id=message_id)
+                version = table.act(self._token, message["action"], self.clock.now(), client_id=message_id,
+                                    game_no=message.get("game"))
             elif message["type"] == "back":
                 version = table.take_back(self._token, self.clock.now())
             else:

@@ -680,9 +680,9 @@ def handle_message(hub: Hub, code: str, token: str | None, seat: int | None, mes
     reply = _replier(send, message_id)
 
     if isinstance(message, ActionMessage):
-        action = message.action
-        hub.submit(code, lambda t, now: t.act(token, action, now, client_id=message_id), subscriber, message_id,
-                   reply)
+        action, game_no = message.action, message.game
+        hub.submit(code, lambda t, now: t.act(token, action, now, client_id=message_id, game_no=game_no),
+                   subscriber, message_id, reply)
     elif isinstance(message, RematchMessage):
         hub.submit(code, lambda t, now: t.ask_rematch(token, now), subscriber, message_id, reply)
     elif isinstance(message, BackMessage):

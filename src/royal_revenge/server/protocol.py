@@ -72,10 +72,12 @@ class _Message(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, fro
 
 
 class ActionMessage(_Message, tag="action", frozen=True):
-    """A game action for the connection's seat; ``id`` makes a resend harmless (idempotency)."""
+    """A game action for the connection's seat; ``id`` makes a resend harmless (idempotency), and ``game`` (the
+    ``game_no`` the client saw) keeps an action meant for one game from being applied to the next."""
 
     id: _Id
     action: dict[str, Any]
+    game: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
 class HostMessage(_Message, tag="host", frozen=True):

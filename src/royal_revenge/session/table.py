@@ -243,7 +243,7 @@ class Table:
         if record.final_digest is not None and state_digest(game.state) != record.final_digest:
             raise TableError("bad_record", "the saved game does not replay to its recorded state")
         self.game_no += 1
-        self.recent.clear()
+        self.recent.clear()  # (a loaded record's game: its moves carry no ids)
         self.events.new_game()
         self.events.record(setup)
         for events in happened:
@@ -261,7 +261,7 @@ class Table:
     def _new_game(self, now: float) -> None:
         self.game_no += 1
         self.moves = MoveLog()
-        self.recent.clear()
+        # (self.recent is kept: an action of the last game resent after a reconnection is acknowledged, not applied)
         self.events.new_game()
         self.origin = {"seed": self.game_seed(), "ages": self.seating.ages(), "first_king": None}
         setup: list[ev.Event] = []
@@ -355,13 +355,17 @@ class Table:
     # ------------------------------------------------------------------ playing
 
     def act(self, token: str | None, action: AnyAction | dict[str, Any] | str, now: float,
-            client_id: str | None = None) -> int:
-        """A person's action. Returns the version after it; a repeated ``client_id`` is not applied twice."""
+            client_id: str | None = None, game_no: int | None = None) -> int:
+        """A person's action. Returns the version after it; a repeated ``client_id`` is not applied twice (also
+        once the next game has started), and an action for game ``game_no`` is refused in any other game."""
         seat = self.seating.seat_of(token)
         if client_id is not None:
             for seen, version in self.recent.get(seat, ()):
                 if seen == client_id:
                     return version
+        if game_no is not None and game_no != self.game_no:
+            # (sent for a game that has ended, e.g. resent after a reconnection while a rematch began)
+            raise TableError("wrong_game", "That move was meant for the game before this one, so it was not made")
         if self.phase is not Phase.PLAYING or self.game is None:
             raise TableError("wrong_phase", "The game has not started yet" if self.phase is Phase.LOBBY
                              else "The game is over")

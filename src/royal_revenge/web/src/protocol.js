@@ -123,9 +123,6 @@ export class Connection {
     return id;
   }
 
-  /** @param {any} action */
-  act(action) { return this.send({ type: "action", action }); }
-
   /** @param {string} command @param {any} [extra] */
   host(command, extra = {}) { return this.send({ type: "host", command, ...extra }); }
 

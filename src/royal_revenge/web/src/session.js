@@ -136,8 +136,14 @@ export function send(message, then) {
   return id;
 }
 
-/** Sends a legal action. @param {any} action */
-export function act(action) { return send({ type: "action", action }); }
+/**
+ * Sends a legal action, for the game on screen (the server refuses it in a later game, e.g. one a rematch began while
+ * the connection was away). @param {any} action
+ */
+export function act(action) {
+  const game = session.view ? session.view.game_no : undefined;
+  return send(game === undefined ? { type: "action", action } : { type: "action", action, game });
+}
 
 /** A host command. @param {string} command @param {any} [extra] */
 export function host(command, extra = {}) { return send({ type: "host", command, ...extra }); }

@@ -1378,9 +1378,9 @@ class KillSeat:
 
 
     async def send_acked_again(self, message_id: str, action: dict[str, Any], game_no: int) -> None:
-        """Send an acknowledged action again with its id (``resend_acked``): a plain ``ack`` must answer it (or, if
-        the next game has begun on a process that took the table over from the database, which knows the current
-        game's ids only, ``wrong_game``)."""
+        """Send an acknowledged action again with its id (``resend_acked``): a plain ``ack`` must answer it, also
+        once a rematch has begun (the last ids of a game are kept into the next; an action older than those is
+        refused with ``wrong_game``, never applied to the new game)."""
         assert self.wire is not None
         self.wire.frames.clear()
         await self.wire.send(Wire.action_message(message_id, action, game_no))

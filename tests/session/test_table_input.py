@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -223,6 +224,12 @@ def test_an_action_of_the_last_game_resent_after_a_rematch_is_acknowledged_and_n
         message_id, action = last[seat]
         assert table.act(token, action, 3.0, client_id=message_id, game_no=1) <= before[0]
     assert (table.version, table.game.state if table.game else None, list(table.moves)) == before
+    # So after a restart (or on the process that takes the table over): the row keeps the last game's last ids.
+    restored = Table.from_json(json.loads(json.dumps(table.to_json())), list(table.moves), 4.0)
+    for seat, token in ((0, ann), (1, bob)):
+        message_id, action = last[seat]
+        assert restored.act(token, action, 5.0, client_id=message_id, game_no=1) <= before[0]
+    assert (restored.version, restored.game.state if restored.game else None) == before[:2]
 
 
 def test_an_action_meant_for_another_game_is_refused_in_plain_words() -> None:

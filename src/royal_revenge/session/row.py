@@ -18,13 +18,17 @@ from .settings import Phase, TableSettings
 if TYPE_CHECKING:
     from .table import Table
 
-__all__ = ["RECENT_IDS", "RESTART_GRACE_SECONDS", "restore", "row_json", "row_key"]
+__all__ = ["CARRIED_IDS", "RECENT_IDS", "RESTART_GRACE_SECONDS", "restore", "row_json", "row_key"]
 
 RESTART_GRACE_SECONDS: Final = 15.0
 """After a restart, how long a table with people waits for them to reconnect before its clocks run again (a
 client's reconnection backoff reaches 10 s): see :func:`restore`."""
 RECENT_IDS: Final = 64
 """How many of each seat's last message ids a table remembers (a repeated id is not applied twice)."""
+CARRIED_IDS: Final = 8
+"""How many of each seat's last message ids of a game are kept into the next one (and saved in the row, the
+only ids not in the moves): an action resent after a reconnection while a rematch began is acknowledged, not
+applied to the new game."""
 
 
 def row_json(table: Table) -> dict[str, Any]:
@@ -46,6 +50,8 @@ def row_json(table: Table) -> dict[str, Any]:
         "at": table.changed_at,
         "resume_at": scheduler.resume_at,
         "log_base": table.events.base,
+        **({"carried_ids": {str(seat): [list(entry) for entry in ids] for seat, ids in table.carried_ids.items()}}
+           if table.carried_ids else {}),
         **table.social.to_json(),
     }
 
@@ -76,7 +82,10 @@ def restore(cls: type[Table], data: dict[str, Any], moves: Sequence[LoggedMove],
         table.events.restart_at(data.get("log_base") or 0)
         # Rows saved before the deal was kept have no origin (every game's row has one since).
         origin = table.origin = data.get("origin") or _legacy_origin(table, moves)
+        table.carried_ids = {int(seat): [(str(client_id), int(version)) for client_id, version in ids]
+                             for seat, ids in (data.get("carried_ids") or {}).items()}
         recent = table.recent
+        recent.update((seat, deque(ids, maxlen=RECENT_IDS)) for seat, ids in table.carried_ids.items())
 
         def replayed(index: int, move: Move, happened: list[Any]) -> None:
             logged = moves[index]

@@ -41,7 +41,7 @@ from ..narration import explain_refusal
 from . import row
 from .log import EventLog, LoggedMove, MoveLog, MoveRow
 from .replay import replay, replay_frames
-from .row import RECENT_IDS, RESTART_GRACE_SECONDS
+from .row import CARRIED_IDS, RECENT_IDS, RESTART_GRACE_SECONDS
 from .schedule import SLOW_LEVELS, AgentFactory, BotTurn, Deadlines, Scheduler
 from .seats import (
     BOT_LEVELS,
@@ -101,6 +101,9 @@ class Table:
         self.events = EventLog()
         self.recent: dict[int, deque[tuple[str, int]]] = {}
         """Each seat's last message ids and the version each left the table at (a repeated id is answered so)."""
+        self.carried_ids: dict[int, list[tuple[str, int]]] = {}
+        """The last ids of each seat in the game before this one (:data:`~.row.CARRIED_IDS`), kept in
+        :attr:`recent` too: the row saves them, as the moves hold only this game's."""
         self.scheduler = Scheduler(self, seed, agent_factory)
         self.views = Views(self)
         self.social = Social(self)
@@ -244,6 +247,7 @@ class Table:
             raise TableError("bad_record", "the saved game does not replay to its recorded state")
         self.game_no += 1
         self.recent.clear()  # (a loaded record's game: its moves carry no ids)
+        self.carried_ids = {}
         self.events.new_game()
         self.events.record(setup)
         for events in happened:
@@ -261,7 +265,9 @@ class Table:
     def _new_game(self, now: float) -> None:
         self.game_no += 1
         self.moves = MoveLog()
-        # (self.recent is kept: an action of the last game resent after a reconnection is acknowledged, not applied)
+        # An action of the last game resent after a reconnection is acknowledged, not applied to this one.
+        self.carried_ids = {seat: list(ids)[-CARRIED_IDS:] for seat, ids in self.recent.items() if ids}
+        self.recent = {seat: deque(ids, maxlen=RECENT_IDS) for seat, ids in self.carried_ids.items()}
         self.events.new_game()
         self.origin = {"seed": self.game_seed(), "ages": self.seating.ages(), "first_king": None}
         setup: list[ev.Event] = []

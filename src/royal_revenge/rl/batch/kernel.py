@@ -16,9 +16,10 @@ The first call compiles the kernels (a few seconds; cached on disk afterwards).
 
 from __future__ import annotations
 
-from typing import Any, Final, NamedTuple
+from collections.abc import Callable
+from typing import Any, Final, NamedTuple, TypeVar, cast
 
-import numba  # type: ignore[import-untyped]
+import numba
 import numpy as np
 
 from ...engine import Scoring
@@ -39,7 +40,8 @@ from ..encoding import (
     Layout,
     Role,
 )
-from .env import _BOT_SALT, check_actions
+from .arrays import arrays_for
+from .env import _BOT_SALT, Policy
 from .rules import (
     _COLOUR,
     _DECK,
@@ -71,12 +73,16 @@ from .rules import (
     WILD_CARD,
     Config,
     State,
+    _random_bits,
 )
+from .rules import _mix as _mix_array
 
-__all__ = ["Params", "learner_step", "observe", "params", "step"]
+__all__ = ["Params", "learner_step", "observe", "params", "policy_learner_step", "step"]
 
-_jit = numba.njit(cache=True, nogil=True)
-_inline = numba.njit(cache=True, nogil=True, inline="always")
+_F = TypeVar("_F", bound=Callable[..., Any])
+# Compiled on first use, and cached on disk beside this file (a later process loads them in a moment).
+_jit = cast(Callable[[_F], _F], numba.njit(cache=True, nogil=True))
+_inline = cast(Callable[[_F], _F], numba.njit(cache=True, nogil=True, inline="always"))
 
 
 class Params(NamedTuple):
@@ -156,500 +162,491 @@ def _bits(key: Any, counter: Any) -> Any:
 
 
 @_inline
-def _below(bits: Any, bound: int) -> int:
-    return int(((bits >> S8) * np.uint64(bound)) >> S24)
-
-
-@_inline
-def _next(s: Any, b: int) -> Any:
-    """The game's next 32 random bits (its counter moves on)."""
-    bits = _bits(s.key[b], s.counter[b])
-    s.counter[b] = np.uint32((np.uint64(s.counter[b]) + np.uint64(1)) & M32)
-    return bits
-
-
-# ---------------------------------------------------------------------------------------- dealing
+def _below(bits: Any, bound: int) -> Any:
+    return np.int64(((bits >> S8) * np.uint64(bound)) >> S24)
 
 
 @_jit
-def _deal(s: Any, b: int, n: int) -> None:
-    """R-SETUP-3: all 56 cards shuffled, 7 to each seat, the start card turned; the King chooses a Jester."""
-    keys = np.empty(DECK_SIZE, dtype=np.uint64)
-    base = np.uint64(s.counter[b])
-    for place in range(DECK_SIZE):
-        keys[place] = _bits(s.key[b], (base + np.uint64(place)) & M32)
-    order = np.argsort(keys, kind="mergesort")  # (stable, as the NumPy form's argsort)
-    s.counter[b] = np.uint32((base + np.uint64(DECK_SIZE)) & M32)
-    dealt = HAND_SIZE * n
-    dealer = s.dealer[b]
-    for seat in range(n):
-        s.held[b, seat] = HAND_SIZE
-        s.hand_points[b, seat] = 0
-        for face in range(FACES):
-            s.hands[b, seat, face] = 0
-    for place in range(dealt):  # D-16: place p goes to the seat p % n + 1 places left of the dealer
-        card = DECK[order[place]]
-        seat = (dealer + 1 + place % n) % n
-        s.hands[b, seat, card] += 1
-        s.hand_points[b, seat] += POINTS[card]
-    start = DECK[order[dealt]]
-    for place in range(DECK_SIZE):
-        s.pile[b, place] = DECK[order[dealt + 1 + place]] if dealt + 1 + place < DECK_SIZE else 0
-        s.discard[b, place] = 0
-    s.discard[b, 0] = start
-    for face in range(FACES):
-        s.discard_counts[b, face] = 0
-    s.discard_counts[b, start] = 1
-    s.colour[b] = CARD_COLOUR[start]
-    s.pile_size[b] = DECK_SIZE - dealt - 1
-    s.discard_size[b] = 1
-    s.direction[b] = 1
-    s.current[b] = s.king[b]
-    s.drawn[b] = NONE
-    s.uno_seat[b] = NONE
-    s.passes[b] = 0
-    s.fanfare_queued[b] = False
-    s.scepter_running[b] = False
-    s.scepter_left[b] = NONE
-    s.turns_since_scepter[b] = 0
-    s.resolving[b] = NONE
-    s.jester_for_setup[b] = True
-    s.decision[b] = JESTER_CHOICE
-    s.decider[b] = s.king[b]
-    s.selected[b] = s.king[b]
-    s.chance[b] = False
-    s.dealt[b] = True
+def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter: Any, earned: Any,
+         terminated: Any, truncated: Any, with_bots: bool) -> None:
+    """Each game's step (:func:`.rules.step`); ``with_bots``: then its random bots, up to its learner's next
+    decision (:func:`.env.learner_step`), with what the learner earned and whether its episode ended.
+
+    The rules are closures over the state, not functions of it: a Numba function that is handed the state's 40
+    arrays pays for each of them at every call, a closure is compiled into the caller."""
+    n = p.players
+
+    def _next(b: int) -> Any:
+        """The game's next 32 random bits (its counter moves on)."""
+        bits = _bits(s.key[b], s.counter[b])
+        s.counter[b] = np.uint32((np.uint64(s.counter[b]) + np.uint64(1)) & M32)
+        return bits
 
 
-@_jit
-def _new_game(s: Any, b: int, n: int) -> None:
-    """R-SETUP-2/4: scores cleared, a random dealer and first King (D-3), then the deal."""
-    s.dealer[b] = _below(_bits(s.key[b], s.counter[b]), n)
-    s.king[b] = _below(_bits(s.key[b], (np.uint64(s.counter[b]) + np.uint64(1)) & M32), n)
-    s.counter[b] = np.uint32((np.uint64(s.counter[b]) + np.uint64(2)) & M32)
-    for seat in range(n):
-        s.scores[b, seat] = 0
-    s.round_no[b] = 1
-    s.jester[b] = NONE
-    s.steps[b] = 0
-    _deal(s, b, n)
+    # ---------------------------------------------------------------------------------------- dealing
 
 
-# ---------------------------------------------------------------------------------------- a step
-
-
-@_jit
-def _give(s: Any, b: int, n: int, seat: int, count: int) -> int:
-    """``seat`` draws up to ``count`` cards, fewer when the piles run dry (R-TURN-4); how many came."""
-    seat = min(max(seat, 0), n - 1)
-    got = 0
-    for draw in range(count):
-        if s.pile_size[b] == 0 and s.discard_size[b] > 1:
-            # R-TURN-4: the discards but the top become the pile (a draw picks a random card of it anyway).
-            size = s.discard_size[b]
-            top = s.discard[b, size - 1]
-            for place in range(DECK_SIZE):
-                s.pile[b, place] = s.discard[b, place]
-            s.pile_size[b] = size - 1
-            s.discard[b, 0] = top
-            s.discard_size[b] = 1
+    def _deal(b: int) -> None:
+        """R-SETUP-3: all 56 cards shuffled, 7 to each seat, the start card turned; the King chooses a Jester."""
+        keys = np.empty(DECK_SIZE, dtype=np.uint64)
+        base = np.uint64(s.counter[b])
+        for place in range(DECK_SIZE):
+            keys[place] = _bits(s.key[b], (base + np.uint64(place)) & M32)
+        order = np.argsort(keys, kind="mergesort")  # (stable, as the NumPy form's argsort)
+        s.counter[b] = np.uint32((base + np.uint64(DECK_SIZE)) & M32)
+        dealt = HAND_SIZE * n
+        dealer = s.dealer[b]
+        for seat in range(n):
+            s.held[b, seat] = HAND_SIZE
+            s.hand_points[b, seat] = 0
             for face in range(FACES):
-                s.discard_counts[b, face] = 0
-            s.discard_counts[b, top] = 1
-        size = s.pile_size[b]
-        if size > 0:
-            place = _below(_next(s, b), size)
-            card = s.pile[b, place]
-            s.pile[b, place] = s.pile[b, size - 1]
-            s.pile_size[b] = size - 1
+                s.hands[b, seat, face] = 0
+        for place in range(dealt):  # D-16: place p goes to the seat p % n + 1 places left of the dealer
+            card = DECK[order[place]]
+            seat = (dealer + 1 + place % n) % n
             s.hands[b, seat, card] += 1
-            s.held[b, seat] += 1
             s.hand_points[b, seat] += POINTS[card]
-            s.drew[b, draw] = card
-            got += 1
-    return got
-
-
-@_jit
-def _start_scepter(s: Any, b: int, p: Params) -> None:
-    """Choosing the Jester (re)starts the scepter (R-SETUP-5, R-KING-2): a random number of turns (R-KING-1)."""
-    s.scepter_running[b] = True
-    s.fanfare_queued[b] = False
-    s.turns_since_scepter[b] = 0
-    if p.scepter_low >= 0:
-        s.scepter_left[b] = p.scepter_low + _below(_next(s, b), p.scepter_high - p.scepter_low + 1)
-
-
-@_jit
-def _score(s: Any, b: int, p: Params, winner: int) -> None:
-    """R-SCORE-1, R-SCORE-4, R-TURN-6: the round is scored; the game ends at the target or after one round."""
-    n = p.players
-    if winner == NONE:  # a stalemate: the fewest points, the first in order of play after the current seat
-        best = 1 << 40
-        for seat in range(n):
-            order = ((seat - s.current[b]) * s.direction[b] - 1) % n
-            value = s.hand_points[b, seat] * 8 + order
-            if value < best:
-                best, winner = value, seat
-    total = 0
-    for seat in range(n):
-        total += s.hand_points[b, seat]
-    worth = total - s.hand_points[b, winner]
-    if p.standard_scoring:
-        s.scores[b, winner] += worth
-        over = p.single_round or s.scores[b, winner] >= p.target_score
-    else:
-        highest = -(1 << 40)
-        for seat in range(n):
-            s.scores[b, seat] += s.hand_points[b, seat]
-            highest = max(highest, s.scores[b, seat])
-        over = p.single_round or highest >= p.target_score
-    s.uno_seat[b] = NONE  # D-8, D-14: the end of a round closes any UNO chance and stops the scepter
-    s.drawn[b] = NONE
-    s.fanfare_queued[b] = False
-    s.scepter_running[b] = False
-    s.scepter_left[b] = NONE
-    s.decider[b] = NONE
-    s.decision[b] = GAME_OVER if over else ROUND_OVER
-    if p.reward_points:  # docs/rl.md, "Rewards"
-        if p.standard_scoring:
-            for seat in range(n):
-                s.rewards[b, seat] = worth if seat == winner else -s.hand_points[b, seat]
-        else:
-            mean = np.float32(np.float32(total) / np.float32(n))
-            for seat in range(n):
-                s.rewards[b, seat] = mean - np.float32(s.hand_points[b, seat])
-    elif over:
-        lowest = 1 << 40
-        for seat in range(n):
-            lowest = min(lowest, s.scores[b, seat])
-        winners = 0
-        for seat in range(n):
-            if (seat == winner) if p.standard_scoring else (s.scores[b, seat] == lowest):
-                winners += 1
-        loss = np.float32(-np.float32(winners) / np.float32(max(n - winners, 1)))
-        for seat in range(n):
-            won = (seat == winner) if p.standard_scoring else (s.scores[b, seat] == lowest)
-            s.rewards[b, seat] = 0.0 if winners == n else (1.0 if won else loss)
-
-
-@_jit
-def _play(s: Any, b: int, p: Params, player: int, action: int) -> tuple[int, int, int, int]:
-    """Stage 1 for a card played (R-TURN-2/3, R-UNO-1, R-ACT): (what follows, seat, steps, who draws one)."""
-    n = p.players
-    card = action % FACES
-    if s.decision[b] == TURN:
-        s.uno_seat[b] = NONE  # the next player has begun their turn: the catch window closes (R-UNO-2)
-    s.hands[b, player, card] -= 1
-    s.held[b, player] -= 1
-    s.hand_points[b, player] -= POINTS[card]
-    s.discard[b, s.discard_size[b]] = card
-    s.discard_size[b] += 1
-    s.discard_counts[b, card] += 1
-    s.drawn[b] = NONE
-    s.passes[b] = 0
-    gone_out = s.held[b, player] == 0
-    if s.held[b, player] == 1 and action < PLAY_UNO:
-        s.uno_seat[b] = player  # anyone may catch them (R-UNO-2)
-    kind = KIND[card]
-    follow, steps, give_seat = GO_ON, 1, -1
-    if kind == WILD_CARD:  # R-ACT-WILD; a player who went out names no colour
-        s.colour[b] = NONE
-        follow = END_ROUND if gone_out else ASK_COLOUR
-        s.resolving[b] = player
-    else:
-        s.colour[b] = CARD_COLOUR[card]
-    if kind == NUMBER:
-        follow = FINISH
-    elif kind == REVERSE:  # R-ACT-REV
-        if p.reverse_skips:
-            steps = 2
-        else:
-            s.direction[b] = -s.direction[b]
-        follow = FINISH
-    elif kind == SKIP:  # R-ACT-SKIP
-        follow, steps = FINISH, 2
-    elif kind == JESTER_CARD:  # R-ACT-JEST: the Jester draws one (not a player who went out: D-1)
-        if not (s.jester[b] == player and gone_out):
-            give_seat = s.jester[b]
-        follow = FINISH
-    elif kind == KINGS_CHOICE:  # R-ACT-KC
-        follow = ASK_VICTIM
-        s.resolving[b] = player
-    return follow, player, steps, give_seat
-
-
-@_jit
-def _act(s: Any, b: int, p: Params, player: int, action: int) -> tuple[int, int, int, bool]:
-    """Stage 1 and 2: what the action does at once and the cards it gives. Returns what follows (GO_ON,
-    FINISH, ...), the seat and steps for FINISH and BEGIN, and whether a draw ended the round in a stalemate."""
-    n = p.players
-    follow, seat, steps = GO_ON, player, 1
-    give_seat, give_count = 0, 0
-    if action < DRAW_ACTION:
-        follow, seat, steps, jester = _play(s, b, p, player, action)
-        if jester >= 0:
-            give_seat, give_count = jester, 1
-    elif action == DRAW_ACTION:  # R-TURN-2: one card; what follows depends on whether one came
-        s.uno_seat[b] = NONE
-        give_seat, give_count, follow = player, 1, DRAW_RESULT
-    elif action == KEEP_ACTION:  # R-TURN-3
+        start = DECK[order[dealt]]
+        for place in range(DECK_SIZE):
+            s.pile[b, place] = DECK[order[dealt + 1 + place]] if dealt + 1 + place < DECK_SIZE else 0
+            s.discard[b, place] = 0
+        s.discard[b, 0] = start
+        for face in range(FACES):
+            s.discard_counts[b, face] = 0
+        s.discard_counts[b, start] = 1
+        s.colour[b] = CARD_COLOUR[start]
+        s.pile_size[b] = DECK_SIZE - dealt - 1
+        s.discard_size[b] = 1
+        s.direction[b] = 1
+        s.current[b] = s.king[b]
         s.drawn[b] = NONE
-        follow = FINISH
-    elif action < JESTER:  # the King's colour or victim: play goes on from the card's player (R-ACT-PLUS),
-        resolving = s.resolving[b]  # or the King starts after the start card (R-SETUP-6)
-        if resolving == NONE:
-            follow, seat = BEGIN, s.king[b]
-        else:
-            follow, seat = FINISH, resolving
-        if action < VICTIM:
-            s.colour[b] = action - COLOUR  # R-ACT-WILD
-        else:
-            victim = (player + action - VICTIM) % n  # R-ACT-KC
-            give_seat = victim
-            resolver = min(max(resolving, 0), n - 1)
-            give_count = 0 if (victim == resolving and s.held[b, resolver] == 0) else 1
-    elif action < CALL_UNO_ACTION:  # the Jester (R-SETUP-5, R-KING-2): the scepter (re)starts
-        s.jester[b] = (player + action - JESTER) % n
-        _start_scepter(s, b, p)
-        follow, seat = BEGIN, s.king[b]  # the new King plays next (R-KING-2)
-        if s.jester_for_setup[b]:  # at a round's start the start card follows (R-SETUP-6)
-            start_kind = KIND[s.discard[b, 0]]
-            if start_kind == REVERSE:  # the dealer plays first, going right (D-9)
-                s.direction[b] = -1
-                seat = s.dealer[b]
-            elif start_kind == SKIP:  # the dealer's left is skipped (D-16)
-                seat = (s.dealer[b] + 2) % n
-            elif start_kind == WILD_CARD:
-                follow = ASK_COLOUR
-            elif start_kind == KINGS_CHOICE:
-                follow = ASK_VICTIM
-            elif start_kind == JESTER_CARD:
-                give_seat, give_count = s.jester[b], 1
-            s.resolving[b] = NONE
-    elif action == CALL_UNO_ACTION:  # late (R-UNO-1)
         s.uno_seat[b] = NONE
-    elif action < PASS:  # a catch (R-UNO-2): the caught player draws two
-        s.uno_seat[b] = NONE
-        give_seat, give_count = (player + action - CATCH) % n, 2
-    got = _give(s, b, n, give_seat, give_count) if give_count > 0 else 0
-    stalemate = False
-    if action == DRAW_ACTION:
-        if got > 0:  # the card waits for its drawer (R-TURN-3)
-            s.drawn[b] = s.drew[b, 0]
-            s.passes[b] = 0
-            s.decision[b] = DRAWN
-            follow = GO_ON
-        else:  # nothing to draw: the player passes (R-TURN-4/6)
-            s.passes[b] = s.passes[b] | (1 << player)
-            stalemate = s.passes[b] == (1 << n) - 1
-            follow = END_ROUND if stalemate else FINISH
-    return follow, seat, steps, stalemate
-
-
-@_jit
-def _follow(s: Any, b: int, p: Params, follow: int, seat: int, steps: int, stalemate: bool,
-            player: int) -> tuple[bool, int]:
-    """Stage 3: the next turn, the scepter and the fanfare, the King's questions; whether the round ended, and
-    its winner (-1: a stalemate's, found by the score)."""
-    n = p.players
-    out = False
-    finish = follow == FINISH
-    if finish and s.held[b, seat] == 0:  # _finish_turn (R-TURN-5): no card left, the round is won (R-SCORE-1)
-        out, finish = True, False
-    if finish and s.scepter_running[b]:  # the scepter counts the turn (D-6) and may sound (R-KING-1)
-        s.turns_since_scepter[b] += 1
-        if s.scepter_left[b] > 0:
-            s.scepter_left[b] -= 1
-            if s.scepter_left[b] == 0:
-                s.fanfare_queued[b] = True
-    if finish or follow == BEGIN:
-        if s.fanfare_queued[b]:  # R-KING-3: a fanfare lands before the next turn; R-KING-2: the Crown goes left
-            king = (s.king[b] + 1) % n
-            s.king[b] = king
-            s.fanfare_queued[b] = False
-            s.scepter_running[b] = False
-            s.scepter_left[b] = NONE
-            s.jester_for_setup[b] = False
-            s.decision[b] = JESTER_CHOICE
-            s.decider[b] = king
-        else:
-            next_seat = (seat + steps * s.direction[b]) % n if finish else seat
-            s.current[b] = next_seat
-            s.decider[b] = next_seat
-            s.decision[b] = TURN
-    elif follow == ASK_COLOUR or follow == ASK_VICTIM:  # the King decides out of turn (R-DIGITAL-1)
-        s.decision[b] = COLOUR_CHOICE if follow == ASK_COLOUR else VICTIM_CHOICE
+        s.passes[b] = 0
+        s.fanfare_queued[b] = False
+        s.scepter_running[b] = False
+        s.scepter_left[b] = NONE
+        s.turns_since_scepter[b] = 0
+        s.resolving[b] = NONE
+        s.jester_for_setup[b] = True
+        s.decision[b] = JESTER_CHOICE
         s.decider[b] = s.king[b]
-    if out:
-        return True, seat
-    if follow == END_ROUND:
-        return True, NONE if stalemate else player
-    return False, NONE
+        s.selected[b] = s.king[b]
+        s.chance[b] = False
+        s.dealt[b] = True
 
 
-@_jit
-def _select(s: Any, b: int, p: Params, passing: bool, was_chance: bool, ended: bool) -> None:
-    """Stage 4: who decides next (docs/rl.md, "Who decides"): the UNO chances, else the decider."""
-    n = p.players
-    if p.episode_game and ended and s.decision[b] == ROUND_OVER:  # R-SCORE-2, R-KING-4: the next round
-        s.round_no[b] += 1
-        s.dealer[b] = (s.dealer[b] + 1) % n
-        s.king[b] = (s.king[b] + 1) % n
-        _deal(s, b, n)
-    owner = s.uno_seat[b]
-    window = owner >= 0 and s.held[b, owner] == 1 and s.decision[b] < ROUND_OVER
-    asked = False
-    seat = 0
-    if window and ((not passing and not was_chance and not ended) or (passing and was_chance)):
-        if not passing:
-            s.chance_next[b] = 0
-        k = s.chance_next[b]
-        seat = (owner + k * s.direction[b]) % n
-        if seat == s.decider[b]:  # the decider's own chance is among its legal actions
-            k += 1
-            seat = (owner + k * s.direction[b]) % n
-        if k < n:
-            asked = True
-            s.chance_next[b] = k + 1
-    s.chance[b] = asked
-    if asked:
-        s.selected[b] = seat
-    elif s.decider[b] >= 0:
-        s.selected[b] = s.decider[b]
-
-
-@_jit
-def _legal(s: Any, b: int, n: int) -> None:
-    """The selected seat's legal actions (as GameState.legal_actions, plus PASS in a chance)."""
-    legal = s.legal
-    for index in range(NUM_ACTIONS):
-        legal[b, index] = False
-    decision = s.decision[b]
-    if decision >= ROUND_OVER:
-        return
-    me = s.selected[b]
-    chance = s.chance[b]
-    deciding = not chance and s.decider[b] == me
-    if deciding and (decision == TURN or decision == DRAWN):
-        top = s.discard[b, max(s.discard_size[b] - 1, 0)]
-        key = WILD_CODE + max(s.colour[b], 0) if top == WILD_CODE else top
-        two_left = s.held[b, me] == 2
-        if decision == TURN:
-            legal[b, DRAW_ACTION] = True
-            for face in range(FACES):
-                if s.hands[b, me, face] > 0 and PLAYABLE[key, face]:
-                    legal[b, face] = True
-                    legal[b, PLAY_UNO + face] = two_left
-        else:
-            legal[b, KEEP_ACTION] = True
-            drawn = s.drawn[b]
-            if drawn >= 0 and PLAYABLE[key, drawn]:
-                legal[b, drawn] = True
-                legal[b, PLAY_UNO + drawn] = two_left
-    elif deciding and decision == COLOUR_CHOICE:
-        for colour in range(4):
-            legal[b, COLOUR + colour] = True
-    elif deciding and decision == VICTIM_CHOICE:
+    def _new_game(b: int) -> None:
+        """R-SETUP-2/4: scores cleared, a random dealer and first King (D-3), then the deal."""
+        s.dealer[b] = _below(_bits(s.key[b], s.counter[b]), n)
+        s.king[b] = _below(_bits(s.key[b], (np.uint64(s.counter[b]) + np.uint64(1)) & M32), n)
+        s.counter[b] = np.uint32((np.uint64(s.counter[b]) + np.uint64(2)) & M32)
         for seat in range(n):
-            legal[b, VICTIM + seat] = True
-    elif deciding and decision == JESTER_CHOICE:
-        for seat in range(1, n):
-            legal[b, JESTER + seat] = True
-    owner = s.uno_seat[b]
-    if (deciding or chance) and owner >= 0 and s.held[b, owner] == 1:
-        if owner == me:
-            legal[b, CALL_UNO_ACTION] = True
-        else:
-            legal[b, CATCH + (owner - me) % n] = True
-    if chance:
-        legal[b, PASS] = True
+            s.scores[b, seat] = 0
+        s.round_no[b] = 1
+        s.jester[b] = NONE
+        s.steps[b] = 0
+        _deal(b)
 
 
-@_jit
-def _step_game(s: Any, b: int, p: Params, action: int, active: bool) -> None:
-    """One game's step (:func:`.rules.step` for game ``b``)."""
-    n = p.players
-    for seat in range(n):
-        s.rewards[b, seat] = 0.0
-    s.drew[b, 0] = NONE
-    s.drew[b, 1] = NONE
-    s.dealt[b] = False
-    s.truncated[b] = False
-    s.terminated[b] = False
-    # Next-step autoreset: a game that ended in the previous step starts again now; its action is ignored.
-    restarting = not p.same_step and active and s.decision[b] == GAME_OVER
-    legal = 0 <= action < NUM_ACTIONS and s.legal[b, max(min(action, NUM_ACTIONS - 1), 0)]
-    moving = active and not restarting
-    s.illegal[b] = moving and not legal
-    acting = moving and legal
-    player = s.selected[b]
-    if acting:
-        was_chance = s.chance[b]
-        follow, seat, steps, stalemate = _act(s, b, p, player, action)
-        ended, winner = _follow(s, b, p, follow, seat, steps, stalemate, player)
-        if ended:
-            _score(s, b, p, winner)
-        s.steps[b] += 1
-        _select(s, b, p, action == PASS, was_chance, ended)
-    over = s.decision[b] == GAME_OVER
-    if p.max_steps >= 0:
-        s.truncated[b] = acting and not over and s.steps[b] >= p.max_steps
-    penalised = s.illegal[b]
-    if p.penalty:
-        if penalised:
+    # ---------------------------------------------------------------------------------------- a step
+
+
+    def _give(b: int, seat: int, count: int) -> int:
+        """``seat`` draws up to ``count`` cards, fewer when the piles run dry (R-TURN-4); how many came."""
+        seat = min(max(seat, 0), n - 1)
+        got = 0
+        for draw in range(count):
+            if s.pile_size[b] == 0 and s.discard_size[b] > 1:
+                # R-TURN-4: the discards but the top become the pile (a draw picks a random card of it anyway).
+                size = s.discard_size[b]
+                top = s.discard[b, size - 1]
+                for place in range(DECK_SIZE):
+                    s.pile[b, place] = s.discard[b, place]
+                s.pile_size[b] = size - 1
+                s.discard[b, 0] = top
+                s.discard_size[b] = 1
+                for face in range(FACES):
+                    s.discard_counts[b, face] = 0
+                s.discard_counts[b, top] = 1
+            size = s.pile_size[b]
+            if size > 0:
+                place = _below(_next(b), size)
+                card = s.pile[b, place]
+                s.pile[b, place] = s.pile[b, size - 1]
+                s.pile_size[b] = size - 1
+                s.hands[b, seat, card] += 1
+                s.held[b, seat] += 1
+                s.hand_points[b, seat] += POINTS[card]
+                s.drew[b, draw] = card
+                got += 1
+        return got
+
+
+    def _start_scepter(b: int) -> None:
+        """Choosing the Jester (re)starts the scepter (R-SETUP-5, R-KING-2): a random number of turns (R-KING-1)."""
+        s.scepter_running[b] = True
+        s.fanfare_queued[b] = False
+        s.turns_since_scepter[b] = 0
+        if p.scepter_low >= 0:
+            s.scepter_left[b] = p.scepter_low + _below(_next(b), p.scepter_high - p.scepter_low + 1)
+
+
+    def _score(b: int, winner: int) -> None:
+        """R-SCORE-1, R-SCORE-4, R-TURN-6: the round is scored; the game ends at the target or after one round."""
+        n = p.players
+        if winner == NONE:  # a stalemate: the fewest points, the first in order of play after the current seat
+            best = 1 << 40
             for seat in range(n):
-                s.rewards[b, seat] = p.illegal_reward if seat == player else 0.0
-        s.illegal[b] = False
-    s.terminated[b] = (acting and over) or (p.penalty and penalised)
-    if p.same_step:
-        if s.terminated[b] or s.truncated[b]:
-            _new_game(s, b, n)
-            s.chance[b] = False
-    else:
-        if restarting:
-            _new_game(s, b, n)
-            s.chance[b] = False
-        if s.truncated[b]:
-            s.decision[b] = GAME_OVER
-    _legal(s, b, n)
+                order = ((seat - s.current[b]) * s.direction[b] - 1) % n
+                value = s.hand_points[b, seat] * 8 + order
+                if value < best:
+                    best, winner = value, seat
+        total = 0
+        for seat in range(n):
+            total += s.hand_points[b, seat]
+        worth = total - s.hand_points[b, winner]
+        if p.standard_scoring:
+            s.scores[b, winner] += worth
+            over = p.single_round or s.scores[b, winner] >= p.target_score
+        else:
+            highest = -(1 << 40)
+            for seat in range(n):
+                s.scores[b, seat] += s.hand_points[b, seat]
+                highest = max(highest, s.scores[b, seat])
+            over = p.single_round or highest >= p.target_score
+        s.uno_seat[b] = NONE  # D-8, D-14: the end of a round closes any UNO chance and stops the scepter
+        s.drawn[b] = NONE
+        s.fanfare_queued[b] = False
+        s.scepter_running[b] = False
+        s.scepter_left[b] = NONE
+        s.decider[b] = NONE
+        s.decision[b] = GAME_OVER if over else ROUND_OVER
+        if p.reward_points:  # docs/rl.md, "Rewards"
+            if p.standard_scoring:
+                for seat in range(n):
+                    s.rewards[b, seat] = worth if seat == winner else -s.hand_points[b, seat]
+            else:
+                mean = np.float32(np.float32(total) / np.float32(n))
+                for seat in range(n):
+                    s.rewards[b, seat] = mean - np.float32(s.hand_points[b, seat])
+        elif over:
+            lowest = 1 << 40
+            for seat in range(n):
+                lowest = min(lowest, s.scores[b, seat])
+            winners = 0
+            for seat in range(n):
+                if (seat == winner) if p.standard_scoring else (s.scores[b, seat] == lowest):
+                    winners += 1
+            loss = np.float32(-np.float32(winners) / np.float32(max(n - winners, 1)))
+            for seat in range(n):
+                won = (seat == winner) if p.standard_scoring else (s.scores[b, seat] == lowest)
+                s.rewards[b, seat] = 0.0 if winners == n else (1.0 if won else loss)
 
 
-@_jit
-def _step_all(s: Any, p: Params, actions: Any, active: Any) -> None:
+    def _play(b: int, player: int, action: int) -> tuple[int, int, int, int]:
+        """Stage 1 for a card played (R-TURN-2/3, R-UNO-1, R-ACT): (what follows, seat, steps, who draws one)."""
+        card = action % FACES
+        if s.decision[b] == TURN:
+            s.uno_seat[b] = NONE  # the next player has begun their turn: the catch window closes (R-UNO-2)
+        s.hands[b, player, card] -= 1
+        s.held[b, player] -= 1
+        s.hand_points[b, player] -= POINTS[card]
+        s.discard[b, s.discard_size[b]] = card
+        s.discard_size[b] += 1
+        s.discard_counts[b, card] += 1
+        s.drawn[b] = NONE
+        s.passes[b] = 0
+        gone_out = s.held[b, player] == 0
+        if s.held[b, player] == 1 and action < PLAY_UNO:
+            s.uno_seat[b] = player  # anyone may catch them (R-UNO-2)
+        kind = KIND[card]
+        follow, steps, give_seat = GO_ON, 1, -1
+        if kind == WILD_CARD:  # R-ACT-WILD; a player who went out names no colour
+            s.colour[b] = NONE
+            follow = END_ROUND if gone_out else ASK_COLOUR
+            s.resolving[b] = player
+        else:
+            s.colour[b] = CARD_COLOUR[card]
+        if kind == NUMBER:
+            follow = FINISH
+        elif kind == REVERSE:  # R-ACT-REV
+            if p.reverse_skips:
+                steps = 2
+            else:
+                s.direction[b] = -s.direction[b]
+            follow = FINISH
+        elif kind == SKIP:  # R-ACT-SKIP
+            follow, steps = FINISH, 2
+        elif kind == JESTER_CARD:  # R-ACT-JEST: the Jester draws one (not a player who went out: D-1)
+            if not (s.jester[b] == player and gone_out):
+                give_seat = s.jester[b]
+            follow = FINISH
+        elif kind == KINGS_CHOICE:  # R-ACT-KC
+            follow = ASK_VICTIM
+            s.resolving[b] = player
+        return follow, player, steps, give_seat
+
+
+    def _act(b: int, player: int, action: int) -> tuple[int, int, int, bool]:
+        """Stage 1 and 2: what the action does at once and the cards it gives. Returns what follows (GO_ON,
+        FINISH, ...), the seat and steps for FINISH and BEGIN, and whether a draw ended the round in a stalemate."""
+        n = p.players
+        follow, seat, steps = GO_ON, player, 1
+        give_seat, give_count = 0, 0
+        if action < DRAW_ACTION:
+            follow, seat, steps, jester = _play(b, player, action)
+            if jester >= 0:
+                give_seat, give_count = jester, 1
+        elif action == DRAW_ACTION:  # R-TURN-2: one card; what follows depends on whether one came
+            s.uno_seat[b] = NONE
+            give_seat, give_count, follow = player, 1, DRAW_RESULT
+        elif action == KEEP_ACTION:  # R-TURN-3
+            s.drawn[b] = NONE
+            follow = FINISH
+        elif action < JESTER:  # the King's colour or victim: play goes on from the card's player (R-ACT-PLUS),
+            resolving = s.resolving[b]  # or the King starts after the start card (R-SETUP-6)
+            if resolving == NONE:
+                follow, seat = BEGIN, s.king[b]
+            else:
+                follow, seat = FINISH, resolving
+            if action < VICTIM:
+                s.colour[b] = action - COLOUR  # R-ACT-WILD
+            else:
+                victim = (player + action - VICTIM) % n  # R-ACT-KC
+                give_seat = victim
+                resolver = min(max(resolving, 0), n - 1)
+                give_count = 0 if (victim == resolving and s.held[b, resolver] == 0) else 1
+        elif action < CALL_UNO_ACTION:  # the Jester (R-SETUP-5, R-KING-2): the scepter (re)starts
+            s.jester[b] = (player + action - JESTER) % n
+            _start_scepter(b)
+            follow, seat = BEGIN, s.king[b]  # the new King plays next (R-KING-2)
+            if s.jester_for_setup[b]:  # at a round's start the start card follows (R-SETUP-6)
+                start_kind = KIND[s.discard[b, 0]]
+                if start_kind == REVERSE:  # the dealer plays first, going right (D-9)
+                    s.direction[b] = -1
+                    seat = s.dealer[b]
+                elif start_kind == SKIP:  # the dealer's left is skipped (D-16)
+                    seat = (s.dealer[b] + 2) % n
+                elif start_kind == WILD_CARD:
+                    follow = ASK_COLOUR
+                elif start_kind == KINGS_CHOICE:
+                    follow = ASK_VICTIM
+                elif start_kind == JESTER_CARD:
+                    give_seat, give_count = s.jester[b], 1
+                s.resolving[b] = NONE
+        elif action == CALL_UNO_ACTION:  # late (R-UNO-1)
+            s.uno_seat[b] = NONE
+        elif action < PASS:  # a catch (R-UNO-2): the caught player draws two
+            s.uno_seat[b] = NONE
+            give_seat, give_count = (player + action - CATCH) % n, 2
+        got = _give(b, give_seat, give_count) if give_count > 0 else 0
+        stalemate = False
+        if action == DRAW_ACTION:
+            if got > 0:  # the card waits for its drawer (R-TURN-3)
+                s.drawn[b] = s.drew[b, 0]
+                s.passes[b] = 0
+                s.decision[b] = DRAWN
+                follow = GO_ON
+            else:  # nothing to draw: the player passes (R-TURN-4/6)
+                s.passes[b] = s.passes[b] | (1 << player)
+                stalemate = s.passes[b] == (1 << n) - 1
+                follow = END_ROUND if stalemate else FINISH
+        return follow, seat, steps, stalemate
+
+
+    def _follow(b: int, follow: int, seat: int, steps: int, stalemate: bool,
+                player: int) -> tuple[bool, int]:
+        """Stage 3: the next turn, the scepter and the fanfare, the King's questions; whether the round ended, and
+        its winner (-1: a stalemate's, found by the score)."""
+        n = p.players
+        out = False
+        finish = follow == FINISH
+        if finish and s.held[b, seat] == 0:  # _finish_turn (R-TURN-5): no card left, the round is won (R-SCORE-1)
+            out, finish = True, False
+        if finish and s.scepter_running[b]:  # the scepter counts the turn (D-6) and may sound (R-KING-1)
+            s.turns_since_scepter[b] += 1
+            if s.scepter_left[b] > 0:
+                s.scepter_left[b] -= 1
+                if s.scepter_left[b] == 0:
+                    s.fanfare_queued[b] = True
+        if finish or follow == BEGIN:
+            if s.fanfare_queued[b]:  # R-KING-3: a fanfare lands before the next turn; R-KING-2: the Crown goes left
+                king = (s.king[b] + 1) % n
+                s.king[b] = king
+                s.fanfare_queued[b] = False
+                s.scepter_running[b] = False
+                s.scepter_left[b] = NONE
+                s.jester_for_setup[b] = False
+                s.decision[b] = JESTER_CHOICE
+                s.decider[b] = king
+            else:
+                next_seat = (seat + steps * s.direction[b]) % n if finish else seat
+                s.current[b] = next_seat
+                s.decider[b] = next_seat
+                s.decision[b] = TURN
+        elif follow in (ASK_COLOUR, ASK_VICTIM):  # the King decides out of turn (R-DIGITAL-1)
+            s.decision[b] = COLOUR_CHOICE if follow == ASK_COLOUR else VICTIM_CHOICE
+            s.decider[b] = s.king[b]
+        if out:
+            return True, seat
+        if follow == END_ROUND:
+            return True, NONE if stalemate else player
+        return False, NONE
+
+
+    def _select(b: int, passing: bool, was_chance: bool, ended: bool) -> None:
+        """Stage 4: who decides next (docs/rl.md, "Who decides"): the UNO chances, else the decider."""
+        n = p.players
+        if p.episode_game and ended and s.decision[b] == ROUND_OVER:  # R-SCORE-2, R-KING-4: the next round
+            s.round_no[b] += 1
+            s.dealer[b] = (s.dealer[b] + 1) % n
+            s.king[b] = (s.king[b] + 1) % n
+            _deal(b)
+        owner = s.uno_seat[b]
+        window = owner >= 0 and s.held[b, owner] == 1 and s.decision[b] < ROUND_OVER
+        asked = False
+        seat = 0
+        if window and ((not passing and not was_chance and not ended) or (passing and was_chance)):
+            if not passing:
+                s.chance_next[b] = 0
+            k = s.chance_next[b]
+            seat = (owner + k * s.direction[b]) % n
+            if seat == s.decider[b]:  # the decider's own chance is among its legal actions
+                k += 1
+                seat = (owner + k * s.direction[b]) % n
+            if k < n:
+                asked = True
+                s.chance_next[b] = k + 1
+        s.chance[b] = asked
+        if asked:
+            s.selected[b] = seat
+        elif s.decider[b] >= 0:
+            s.selected[b] = s.decider[b]
+
+
+    def _legal(b: int) -> None:
+        """The selected seat's legal actions (as GameState.legal_actions, plus PASS in a chance)."""
+        legal = s.legal
+        for index in range(NUM_ACTIONS):
+            legal[b, index] = False
+        decision = s.decision[b]
+        if decision >= ROUND_OVER:
+            return
+        me = s.selected[b]
+        chance = s.chance[b]
+        deciding = not chance and s.decider[b] == me
+        if deciding and (decision in (TURN, DRAWN)):
+            top = s.discard[b, max(s.discard_size[b] - 1, 0)]
+            key = WILD_CODE + max(s.colour[b], 0) if top == WILD_CODE else top
+            two_left = s.held[b, me] == 2
+            if decision == TURN:
+                legal[b, DRAW_ACTION] = True
+                for face in range(FACES):
+                    if s.hands[b, me, face] > 0 and PLAYABLE[key, face]:
+                        legal[b, face] = True
+                        legal[b, PLAY_UNO + face] = two_left
+            else:
+                legal[b, KEEP_ACTION] = True
+                drawn = s.drawn[b]
+                if drawn >= 0 and PLAYABLE[key, drawn]:
+                    legal[b, drawn] = True
+                    legal[b, PLAY_UNO + drawn] = two_left
+        elif deciding and decision == COLOUR_CHOICE:
+            for colour in range(4):
+                legal[b, COLOUR + colour] = True
+        elif deciding and decision == VICTIM_CHOICE:
+            for seat in range(n):
+                legal[b, VICTIM + seat] = True
+        elif deciding and decision == JESTER_CHOICE:
+            for seat in range(1, n):
+                legal[b, JESTER + seat] = True
+        owner = s.uno_seat[b]
+        if (deciding or chance) and owner >= 0 and s.held[b, owner] == 1:
+            if owner == me:
+                legal[b, CALL_UNO_ACTION] = True
+            else:
+                legal[b, CATCH + (owner - me) % n] = True
+        if chance:
+            legal[b, PASS] = True
+
+
+    def _step_game(b: int, action: int, active: bool) -> None:
+        """One game's step (:func:`.rules.step` for game ``b``)."""
+        n = p.players
+        for seat in range(n):
+            s.rewards[b, seat] = 0.0
+        s.drew[b, 0] = NONE
+        s.drew[b, 1] = NONE
+        s.dealt[b] = False
+        s.truncated[b] = False
+        s.terminated[b] = False
+        # Next-step autoreset: a game that ended in the previous step starts again now; its action is ignored.
+        restarting = not p.same_step and active and s.decision[b] == GAME_OVER
+        legal = 0 <= action < NUM_ACTIONS and s.legal[b, max(min(action, NUM_ACTIONS - 1), 0)]
+        moving = active and not restarting
+        s.illegal[b] = moving and not legal
+        acting = moving and legal
+        player = s.selected[b]
+        if acting:
+            was_chance = s.chance[b]
+            follow, seat, steps, stalemate = _act(b, player, action)
+            ended, winner = _follow(b, follow, seat, steps, stalemate, player)
+            if ended:
+                _score(b, winner)
+            s.steps[b] += 1
+            _select(b, action == PASS, was_chance, ended)
+        over = s.decision[b] == GAME_OVER
+        if p.max_steps >= 0:
+            s.truncated[b] = acting and not over and s.steps[b] >= p.max_steps
+        penalised = s.illegal[b]
+        if p.penalty:
+            if penalised:
+                for seat in range(n):
+                    s.rewards[b, seat] = p.illegal_reward if seat == player else 0.0
+            s.illegal[b] = False
+        s.terminated[b] = (acting and over) or (p.penalty and penalised)
+        if p.same_step:
+            if s.terminated[b] or s.truncated[b]:
+                _new_game(b)
+                s.chance[b] = False
+        else:
+            if restarting:
+                _new_game(b)
+                s.chance[b] = False
+            if s.truncated[b]:
+                s.decision[b] = GAME_OVER
+        _legal(b)
+
+
+
+
+
+    def _random_action(b: int, bits: Any) -> Any:
+        """:func:`.env.random_policy` for game ``b``: the legal action of the highest hashed score."""
+        best = np.uint64(0)
+        for index in range(NUM_ACTIONS):
+            if s.legal[b, index]:
+                score = (_mix(bits ^ ((np.uint64(index) * GOLDEN) & M32)) & SCORE_BITS) | np.uint64(index)
+                if score > best:
+                    best = score
+        return np.int64(best & INDEX_BITS)
+
     for b in range(actions.shape[0]):
-        _step_game(s, b, p, actions[b], active[b])
-
-
-@_inline
-def _random_action(s: Any, b: int, bits: Any) -> int:
-    """:func:`.env.random_policy` for game ``b``: the legal action of the highest hashed score."""
-    best = np.uint64(0)
-    for index in range(NUM_ACTIONS):
-        if s.legal[b, index]:
-            score = (_mix(bits ^ ((np.uint64(index) * GOLDEN) & M32)) & SCORE_BITS) | np.uint64(index)
-            if score > best:
-                best = score
-    return int(best & INDEX_BITS)
-
-
-@_jit
-def _learner_all(s: Any, p: Params, actions: Any, learner: Any, counter: Any, earned: Any, terminated: Any,
-                 truncated: Any) -> None:
-    for b in range(actions.shape[0]):
+        if not with_bots:
+            _step_game(b, actions[b], active[b])
+            continue
         me = learner[b]
-        _step_game(s, b, p, actions[b], True)
+        _step_game(b, actions[b], True)
         earned[b] = s.rewards[b, me]
         terminated[b] = s.terminated[b]
         truncated[b] = s.truncated[b]
         bot_key = _mix(np.uint64(s.key[b]) ^ BOT_SALT)
         while s.selected[b] != me and s.decision[b] != GAME_OVER:
-            bots_move = _random_action(s, b, _bits(bot_key, counter[b]))
-            _step_game(s, b, p, bots_move, True)
+            _step_game(b, _random_action(b, _bits(bot_key, bot_counter[b])), True)
             earned[b] += s.rewards[b, me]
             terminated[b] = terminated[b] or s.terminated[b]
             truncated[b] = truncated[b] or s.truncated[b]
-            counter[b] = np.uint32((np.uint64(counter[b]) + np.uint64(1)) & M32)
+            bot_counter[b] = np.uint32((np.uint64(bot_counter[b]) + np.uint64(1)) & M32)
 
 
 @_jit
@@ -688,7 +685,7 @@ def _observe_all(s: Any, n: int, seats: Any, out: Any, compact: bool) -> None:
             row[place + 6 * MAX_SEATS] = (s.passes[b] >> seat) & 1
         at += 10 * MAX_SEATS
         decision = s.decision[b]
-        if decision == COLOUR_CHOICE or decision == VICTIM_CHOICE:
+        if decision in (COLOUR_CHOICE, VICTIM_CHOICE):
             resolving = s.resolving[b]
             after = resolving - me
             row[at + (MAX_SEATS if resolving < 0 else (after + n if after < 0 else after))] = 1
@@ -714,12 +711,23 @@ def _observe_all(s: Any, n: int, seats: Any, out: Any, compact: bool) -> None:
 # ---------------------------------------------------------------------------------------- the entry points
 
 
+def _fresh(state: State) -> State:
+    """The state with new arrays for what a step gives (the mask, rewards, ends, ...), as :func:`.rules.step` makes:
+    a caller may keep the last step's while the game fields are updated in place."""
+    return state._replace(legal=state.legal.copy(), rewards=np.empty_like(state.rewards),
+                          terminated=np.empty_like(state.terminated), truncated=np.empty_like(state.truncated),
+                          illegal=np.empty_like(state.illegal), drew=np.empty_like(state.drew),
+                          dealt=np.empty_like(state.dealt))
+
+
 def step(state: State, action: Any, config: Config, active: Any = None) -> State:
-    """:func:`.rules.step` compiled per game: the same new state (the NumPy state's arrays, updated in place)."""
+    """:func:`.rules.step` compiled per game: the same new state (the game fields of the NumPy state updated in
+    place; the mask, rewards and ends in new arrays, as there)."""
     actions = np.asarray(action).astype(np.int64)
     batch = state.decision.shape[0]
     moving = np.ones(batch, dtype=bool) if active is None else np.asarray(active, dtype=bool)
-    _step_all(state, params(config), actions, moving)
+    state = _fresh(state)
+    _run(state, params(config), actions, moving, actions, actions, actions, moving, moving, False)
     return state
 
 
@@ -745,14 +753,33 @@ def learner_step(state: State, action: Any, learner: Any, bot_counter: Any,
     earned = np.zeros(batch, dtype=np.float32)
     terminated = np.zeros(batch, dtype=bool)
     truncated = np.zeros(batch, dtype=bool)
-    _learner_all(state, params(config), np.asarray(action).astype(np.int64), np.asarray(learner).astype(np.int64),
-                 counter, earned, terminated, truncated)
+    state = _fresh(state)
+    _run(state, params(config), np.asarray(action).astype(np.int64), np.ones(batch, dtype=bool),
+         np.asarray(learner).astype(np.int64), counter, earned, terminated, truncated, True)
     return state, earned, terminated, truncated, counter
 
 
-def checked_step(state: State, action: Any, config: Config) -> State:
-    """:func:`step` that raises :class:`~royal_revenge.rl.batch.env.IllegalBatchActionError` (nothing applied)
-    unless every game's action is legal."""
-    actions = np.asarray(action).astype(np.int32)
-    check_actions(state.legal, actions, state.selected)
-    return step(state, actions, config)
+def policy_learner_step(state: State, action: Any, learner: Any, bot_counter: Any, config: Config,
+                        policy: Policy) -> tuple[State, np.ndarray[Any, Any], np.ndarray[Any, Any],
+                                                 np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """:func:`learner_step` with bots played by ``policy`` (a :data:`~royal_revenge.rl.batch.env.Policy` on NumPy
+    arrays): the steps are compiled, the policy is called once per round of bot moves for the whole batch."""
+    if config.autoreset != "next-step":
+        raise ValueError("the learner's step needs autoreset='next-step'")
+    numpy = arrays_for("numpy")
+    learner = np.asarray(learner)
+    rows = np.arange(learner.shape[0])
+    state = step(state, action, config)
+    earned = state.rewards[rows, learner].copy()
+    terminated, truncated = state.terminated.copy(), state.truncated.copy()
+    counter = np.array(bot_counter, dtype=np.uint32)
+    bot_key = _mix_array(state.key ^ _BOT_SALT)
+    while True:
+        moving = (state.selected != learner) & (state.decision != GAME_OVER)
+        if not moving.any():
+            return state, earned, terminated, truncated, counter
+        state = step(state, policy(state, config, numpy, _random_bits(bot_key, counter)), config, active=moving)
+        earned += np.where(moving, state.rewards[rows, learner], np.float32(0.0))
+        terminated |= moving & state.terminated
+        truncated |= moving & state.truncated
+        counter = counter + moving.astype(np.uint32)

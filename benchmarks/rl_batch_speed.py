@@ -13,12 +13,14 @@ the legal mask of the seat to act. A **step** is one decision of one game:
 * ``raw_env``: this project's single-game PettingZoo environment (``env.last()`` + ``env.step``);
 * ``numpy B``: the batched core on NumPy, ``B`` games per call: ``step`` (rules.step), a random legal
   action per game from the mask (``random_policy``), the ``uint8`` observations (``observe``);
+* ``numba B``: the same rules compiled per game with Numba (``backend="numba"``, rl/batch/kernel.py), the
+  random actions compiled too (``kernel.random_actions``);
 * ``jax B``: the same on JAX (CPU here), one compiled call per step that returns the observations, and
   ``jax-scan B``: 32 steps per compiled call (``lax.scan``; the 32 observations come back stacked), the
   form a training loop on an accelerator uses;
-* ``vector numpy B`` / ``vector jax B``: the Gymnasium vector environment (one learner against random bots
-  on the batch), counting **only the learner's decisions**, as ``gym`` does (the bots' decisions in between
-  are part of its cost);
+* ``vector numpy B`` / ``vector jax B`` / ``vector numba B``: the Gymnasium vector environment (one learner
+  against random bots on the batch), counting **only the learner's decisions**, as ``gym`` does (the bots'
+  decisions in between are part of its cost);
 * ``gym``: the single-game Gymnasium environment against random bots (learner decisions).
 
 The process is pinned to one core (``--core``) and XLA to one thread, so that the figures are per core.
@@ -85,6 +87,30 @@ def numpy_batch(players: int, batch: int) -> Measure:
         def call() -> int:
             nonlocal state, counter
             action = random_policy(state, game.config, a, _random_bits(key, counter))
+            counter += 1
+            state = game.step(state, action)
+            game.observe(state)
+            return batch
+
+        return _timed(call, seconds)
+
+    return run
+
+
+def numba_batch(players: int, batch: int) -> Measure:
+    from royal_revenge.rl.batch import kernel
+
+    game = functional(players=players, backend="numba")
+    game.observe(game.step(game.init(batch, 0), np.zeros(batch, dtype=np.int32)))  # (compiles, or loads the cache)
+
+    def run(seconds: float, seed: int) -> tuple[int, float]:
+        state = game.init(batch, seed)
+        counter = np.zeros(batch, dtype=np.uint32)
+        key = np.arange(batch, dtype=np.uint32) ^ np.uint32(seed & 0xFFFF)
+
+        def call() -> int:
+            nonlocal state, counter
+            action = kernel.random_actions(state, _random_bits(key, counter))
             counter += 1
             state = game.step(state, action)
             game.observe(state)
@@ -167,8 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 1024, 8192],
                         help="batch sizes of the core (default 1 64 1024 8192)")
     parser.add_argument("--vector-batch", type=int, default=1024, help="the vector environment's games (1024)")
-    parser.add_argument("--backends", nargs="+", default=["numpy", "jax", "jax-scan"],
-                        choices=["numpy", "jax", "jax-scan"], help="the core's forms to measure")
+    parser.add_argument("--backends", nargs="+", default=["numpy", "numba", "jax", "jax-scan"],
+                        choices=["numpy", "numba", "jax", "jax-scan"], help="the core's forms to measure")
     parser.add_argument("--core", type=int, default=0, help="the CPU core to pin to (default 0)")
     parser.add_argument("--no-pin", action="store_true", help="leave the CPU affinity and XLA's threads alone")
     args = parser.parse_args(argv)
@@ -200,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for batch in args.batches:
             if "numpy" in args.backends:
                 competitors[f"numpy {batch}"] = numpy_batch(players, batch)
+            if "numba" in args.backends:
+                competitors[f"numba {batch}"] = numba_batch(players, batch)
             if "jax" in args.backends:
                 competitors[f"jax {batch}"] = jax_batch(players, batch, scan=False)
             if "jax-scan" in args.backends:
@@ -207,6 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         competitors["gym (learner)"] = episodes(rl_speed.gym_loop, players)
         competitors[f"vector numpy {args.vector_batch} (learner)"] = vector(players, args.vector_batch, "numpy")
         competitors[f"vector jax {args.vector_batch} (learner)"] = vector(players, args.vector_batch, "jax")
+        if "numba" in args.backends:
+            competitors[f"vector numba {args.vector_batch} (learner)"] = vector(players, args.vector_batch, "numba")
 
         rates: dict[str, list[float]] = {name: [] for name in competitors}
         started = time.perf_counter()

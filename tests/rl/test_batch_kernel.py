@@ -203,3 +203,15 @@ def test_the_batch_env_on_the_kernel_refuses_illegal_actions_and_plays_as_on_num
     with pytest.raises(IllegalBatchActionError, match="game 3"):
         envs[1].step(wrong)
     _same_state(before, envs[1].state, "after the refused step")
+
+
+def test_the_compiled_random_policy_is_the_random_policy() -> None:
+    config = Config(GameOptions(players=6))
+    state = init(config, 256, seed=9, a=NUMPY)
+    rng = np.random.default_rng(10)
+    for _ in range(50):
+        bits = rng.integers(0, 2**32, size=256, dtype=np.uint64).astype(np.uint32)
+        chosen = kernel.random_actions(state, bits)
+        assert np.array_equal(chosen, random_policy(state, config, NUMPY, bits))
+        assert state.legal[np.arange(256), chosen].all()
+        state = kernel.step(state, chosen, config)

@@ -77,7 +77,7 @@ from .rules import (
 )
 from .rules import _mix as _mix_array
 
-__all__ = ["Params", "learner_step", "observe", "params", "policy_learner_step", "step"]
+__all__ = ["Params", "learner_step", "observe", "params", "policy_learner_step", "random_actions", "step"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 # Compiled on first use, and cached on disk beside this file (a later process loads them in a moment).
@@ -164,6 +164,23 @@ def _bits(key: Any, counter: Any) -> Any:
 @_inline
 def _below(bits: Any, bound: int) -> Any:
     return np.int64(((bits >> S8) * np.uint64(bound)) >> S24)
+
+
+@_inline
+def _pick_random(legal: Any, b: int, bits: Any) -> Any:
+    """:func:`.env.random_policy` for game ``b``: the legal action of the highest hashed score (0 if none)."""
+    best = np.uint64(0)
+    for index in range(NUM_ACTIONS):
+        if legal[b, index]:
+            score = (_mix(bits ^ ((np.uint64(index) * GOLDEN) & M32)) & SCORE_BITS) | np.uint64(index)
+            best = max(best, score)
+    return np.int64(best & INDEX_BITS)
+
+
+@_jit
+def _random_all(legal: Any, bits: Any, out: Any) -> None:
+    for b in range(bits.shape[0]):
+        out[b] = _pick_random(legal, b, np.uint64(bits[b]))
 
 
 @_jit
@@ -621,15 +638,6 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
 
 
 
-    def _random_action(b: int, bits: Any) -> Any:
-        """:func:`.env.random_policy` for game ``b``: the legal action of the highest hashed score."""
-        best = np.uint64(0)
-        for index in range(NUM_ACTIONS):
-            if s.legal[b, index]:
-                score = (_mix(bits ^ ((np.uint64(index) * GOLDEN) & M32)) & SCORE_BITS) | np.uint64(index)
-                if score > best:
-                    best = score
-        return np.int64(best & INDEX_BITS)
 
     for b in range(actions.shape[0]):
         if not with_bots:
@@ -642,7 +650,7 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
         truncated[b] = s.truncated[b]
         bot_key = _mix(np.uint64(s.key[b]) ^ BOT_SALT)
         while s.selected[b] != me and s.decision[b] != GAME_OVER:
-            _step_game(b, _random_action(b, _bits(bot_key, bot_counter[b])), True)
+            _step_game(b, _pick_random(s.legal, b, _bits(bot_key, bot_counter[b])), True)
             earned[b] += s.rewards[b, me]
             terminated[b] = terminated[b] or s.terminated[b]
             truncated[b] = truncated[b] or s.truncated[b]
@@ -757,6 +765,13 @@ def learner_step(state: State, action: Any, learner: Any, bot_counter: Any,
     _run(state, params(config), np.asarray(action).astype(np.int64), np.ones(batch, dtype=bool),
          np.asarray(learner).astype(np.int64), counter, earned, terminated, truncated, True)
     return state, earned, terminated, truncated, counter
+
+
+def random_actions(state: State, bits: Any) -> np.ndarray[Any, Any]:
+    """:func:`.env.random_policy` compiled: a uniformly random legal action per game from its 32 random ``bits``."""
+    out = np.empty(state.legal.shape[0], dtype=np.int32)
+    _random_all(state.legal, np.asarray(bits, dtype=np.uint32), out)
+    return out
 
 
 def policy_learner_step(state: State, action: Any, learner: Any, bot_counter: Any, config: Config,

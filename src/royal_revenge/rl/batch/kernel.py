@@ -16,6 +16,7 @@ The first call compiles the kernels (a few seconds; cached on disk afterwards).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, Final, NamedTuple, TypeVar, cast
 
@@ -103,8 +104,9 @@ class Params(NamedTuple):
     illegal_reward: float
 
 
+@functools.lru_cache(maxsize=64)
 def params(config: Config) -> Params:
-    """The numbers of ``config`` for the kernels."""
+    """The numbers of ``config`` for the kernels (made once per configuration)."""
     options = config.options
     turns = options.scepter_turns
     return Params(
@@ -622,16 +624,11 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
                     s.rewards[b, seat] = p.illegal_reward if seat == player else 0.0
             s.illegal[b] = False
         s.terminated[b] = (acting and over) or (p.penalty and penalised)
-        if p.same_step:
-            if s.terminated[b] or s.truncated[b]:
-                _new_game(b)
-                s.chance[b] = False
-        else:
-            if restarting:
-                _new_game(b)
-                s.chance[b] = False
-            if s.truncated[b]:
-                s.decision[b] = GAME_OVER
+        if (s.terminated[b] or s.truncated[b]) if p.same_step else restarting:
+            _new_game(b)  # (one call site: each is compiled in full)
+            s.chance[b] = False
+        if not p.same_step and s.truncated[b]:
+            s.decision[b] = GAME_OVER
         _legal(b)
 
 
@@ -640,20 +637,19 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
 
 
     for b in range(actions.shape[0]):
-        if not with_bots:
-            _step_game(b, actions[b], active[b])
-            continue
-        me = learner[b]
-        _step_game(b, actions[b], True)
-        earned[b] = s.rewards[b, me]
-        terminated[b] = s.terminated[b]
-        truncated[b] = s.truncated[b]
+        action, moves = actions[b], active[b]
+        me = learner[b] if with_bots else 0
         bot_key = _mix(np.uint64(s.key[b]) ^ BOT_SALT)
-        while s.selected[b] != me and s.decision[b] != GAME_OVER:
-            _step_game(b, _pick_random(s.legal, b, _bits(bot_key, bot_counter[b])), True)
+        while True:  # (one call site of the step: each is compiled in full)
+            _step_game(b, action, moves)
+            if not with_bots:
+                break
             earned[b] += s.rewards[b, me]
             terminated[b] = terminated[b] or s.terminated[b]
             truncated[b] = truncated[b] or s.truncated[b]
+            if s.selected[b] == me or s.decision[b] == GAME_OVER:
+                break
+            action = _pick_random(s.legal, b, _bits(bot_key, bot_counter[b]))
             bot_counter[b] = np.uint32((np.uint64(bot_counter[b]) + np.uint64(1)) & M32)
 
 
@@ -735,7 +731,9 @@ def step(state: State, action: Any, config: Config, active: Any = None) -> State
     batch = state.decision.shape[0]
     moving = np.ones(batch, dtype=bool) if active is None else np.asarray(active, dtype=bool)
     state = _fresh(state)
-    _run(state, params(config), actions, moving, actions, actions, actions, moving, moving, False)
+    nothing = np.zeros(0, dtype=np.uint32)  # (the learner's arrays, unused here, of their types: one compilation)
+    _run(state, params(config), actions, moving, nothing.astype(np.int64), nothing, nothing.astype(np.float32),
+         moving, moving, False)
     return state
 
 

@@ -82,8 +82,8 @@ __all__ = ["Params", "learner_step", "observe", "params", "policy_learner_step",
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 # Compiled on first use, and cached on disk beside this file (a later process loads them in a moment).
-_jit = cast(Callable[[_F], _F], numba.njit(cache=True, nogil=True))
-_inline = cast(Callable[[_F], _F], numba.njit(cache=True, nogil=True, inline="always"))
+_jit = cast(Callable[[_F], _F], numba.njit(cache=True, nogil=True, error_model="numpy"))
+_inline = cast(Callable[[_F], _F], numba.njit(cache=True, nogil=True, error_model="numpy", inline="always"))
 
 
 class Params(NamedTuple):
@@ -543,11 +543,29 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
             s.selected[b] = s.decider[b]
 
 
+    # The legal actions of the game stepped last, as a list too: its bots choose among them (not among all 124).
+    allowed = np.empty(NUM_ACTIONS, dtype=np.int64)
+    allowed_count = np.zeros(1, dtype=np.int64)
+
+    def _allow(b: int, index: int) -> None:
+        s.legal[b, index] = True
+        allowed[allowed_count[0]] = index
+        allowed_count[0] += 1
+
+    def _pick_allowed(bits: Any) -> Any:
+        """:func:`_pick_random` for the game stepped last, from its list of legal actions."""
+        best = np.uint64(0)
+        for place in range(allowed_count[0]):
+            index = np.uint64(allowed[place])
+            best = max(best, (_mix(bits ^ ((index * GOLDEN) & M32)) & SCORE_BITS) | index)
+        return np.int64(best & INDEX_BITS)
+
     def _legal(b: int) -> None:
         """The selected seat's legal actions (as GameState.legal_actions, plus PASS in a chance)."""
         legal = s.legal
         for index in range(NUM_ACTIONS):
             legal[b, index] = False
+        allowed_count[0] = 0
         decision = s.decision[b]
         if decision >= ROUND_OVER:
             return
@@ -559,34 +577,36 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
             key = WILD_CODE + max(s.colour[b], 0) if top == WILD_CODE else top
             two_left = s.held[b, me] == 2
             if decision == TURN:
-                legal[b, DRAW_ACTION] = True
+                _allow(b, DRAW_ACTION)
                 for face in range(FACES):
                     if s.hands[b, me, face] > 0 and PLAYABLE[key, face]:
-                        legal[b, face] = True
-                        legal[b, PLAY_UNO + face] = two_left
+                        _allow(b, face)
+                        if two_left:
+                            _allow(b, PLAY_UNO + face)
             else:
-                legal[b, KEEP_ACTION] = True
+                _allow(b, KEEP_ACTION)
                 drawn = s.drawn[b]
                 if drawn >= 0 and PLAYABLE[key, drawn]:
-                    legal[b, drawn] = True
-                    legal[b, PLAY_UNO + drawn] = two_left
+                    _allow(b, drawn)
+                    if two_left:
+                        _allow(b, PLAY_UNO + drawn)
         elif deciding and decision == COLOUR_CHOICE:
             for colour in range(4):
-                legal[b, COLOUR + colour] = True
+                _allow(b, COLOUR + colour)
         elif deciding and decision == VICTIM_CHOICE:
             for seat in range(n):
-                legal[b, VICTIM + seat] = True
+                _allow(b, VICTIM + seat)
         elif deciding and decision == JESTER_CHOICE:
             for seat in range(1, n):
-                legal[b, JESTER + seat] = True
+                _allow(b, JESTER + seat)
         owner = s.uno_seat[b]
         if (deciding or chance) and owner >= 0 and s.held[b, owner] == 1:
             if owner == me:
-                legal[b, CALL_UNO_ACTION] = True
+                _allow(b, CALL_UNO_ACTION)
             else:
-                legal[b, CATCH + (owner - me) % n] = True
+                _allow(b, CATCH + (owner - me) % n)
         if chance:
-            legal[b, PASS] = True
+            _allow(b, PASS)
 
 
     def _step_game(b: int, action: int, active: bool) -> None:
@@ -649,7 +669,7 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
             truncated[b] = truncated[b] or s.truncated[b]
             if s.selected[b] == me or s.decision[b] == GAME_OVER:
                 break
-            action = _pick_random(s.legal, b, _bits(bot_key, bot_counter[b]))
+            action = _pick_allowed(_bits(bot_key, bot_counter[b]))
             bot_counter[b] = np.uint32((np.uint64(bot_counter[b]) + np.uint64(1)) & M32)
 
 

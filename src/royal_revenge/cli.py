@@ -241,6 +241,10 @@ def _writable_target(path: Path | None, what: str) -> None:
               help="Play single rounds, or whole games to --target.  [default: full games]")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes; the results do not depend on it.  [default: one per CPU core]")
+@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
+              help="Play on a Ray cluster instead of local processes (pip install 'royal-revenge[ray]'): "
+                   "ray://HOST:10001 or HOST:6379, or auto for the cluster running on this machine or else a new "
+                   "local one. The results are the same as with --workers.")
 @click.option("--iterations", type=click.IntRange(min=1), default=None,
               help="Rollouts per decision of the search bots (search, hard).")
 @click.option("--budget-ms", type=click.IntRange(min=1), default=None,
@@ -257,7 +261,8 @@ def _writable_target(path: Path | None, what: str) -> None:
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Show a progress bar on stderr.")
 def tournament(
     players: int, target: int, scoring: str, single_round: bool, reverse_skips: bool, scepter: str,
-    bots: str, games: int, seed: int, rounds_only: bool | None, workers: int | None, iterations: int | None,
+    bots: str, games: int, seed: int, rounds_only: bool | None, workers: int | None, ray_address: str | None,
+    iterations: int | None,
     budget_ms: int | None, clock_budgets: bool, json_path: Path | None, csv_path: Path | None,
     chart_path: Path | None, progress: bool,
 ) -> None:
@@ -320,30 +325,34 @@ def tournament(
         click.echo(f"note: {games} is not a multiple of {players} players, so the seats are not quite balanced",
                    err=True)
 
+    if ray_address is not None and workers is not None:
+        raise click.UsageError("--workers and --ray both say where to play: choose one")
     try:
         if progress:
             try:
                 from rich.console import Console
                 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
             except ImportError:  # rich comes with the 'tournament' extra; play on without a bar
-                result = run_tournament(config, workers=workers)
+                result = run_tournament(config, workers=workers, ray_address=ray_address)
             else:
                 with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                               TimeRemainingColumn(elapsed_when_finished=True),
                               console=Console(stderr=True), transient=True) as bar:
                     task = bar.add_task(config.mode, total=games)
-                    result = run_tournament(config, workers=workers,
+                    result = run_tournament(config, workers=workers, ray_address=ray_address,
                                             progress=lambda done, _total: bar.update(task, completed=done))
         else:
-            result = run_tournament(config, workers=workers)
+            result = run_tournament(config, workers=workers, ray_address=ray_address)
     except MatchError as error:
         raise click.ClickException(str(error)) from None
+    except TournamentConfigError as error:  # (Ray missing or out of reach)
+        raise click.UsageError(str(error)) from None
 
     kind = "full games" if full_games else "single rounds"
     click.echo(f"{games} {kind} of {players} players (lineup {', '.join(config.lineup)}), seed {seed}, "
                f"{options.scoring.value} scoring" + (f" to {options.target_score}" if full_games else ""))
-    click.echo(f"{result.rounds} rounds ({result.blocked} blocked) on {result.workers} worker(s) "
-               f"in {result.elapsed:.2f} s")
+    where = f"a Ray cluster of {result.workers} CPU(s)" if ray_address is not None else f"{result.workers} worker(s)"
+    click.echo(f"{result.rounds} rounds ({result.blocked} blocked) on {where} in {result.elapsed:.2f} s")
     shared = [name for name in config.bot_names if config.lineup.count(name) > 1]
     if shared:
         click.echo(f"{' and '.join(shared)} sit at several seats of each table: games and rounds count seats")

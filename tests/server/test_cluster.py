@@ -184,6 +184,48 @@ async def test_a_renewal_that_began_during_a_take_does_not_lose_the_new_lease(
             await client.close()
 
 
+async def test_a_waiting_request_asks_again_when_its_request_is_lost(
+        postgres_cluster: PostgresCluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A process that waits for a table asks its owner for it; a take by any other process in between (an orphan
+    # sweep, say) clears that request, and the new owner never hears of it. The waiter must ask again. Here the
+    # owner turns down the requests that reach it for a moment and the request is cleared meanwhile, as a take
+    # clears it.
+    import asyncpg
+
+    url = postgres_cluster.new_database()
+    async with running_server(url, node="a", lease_seconds=1.0) as a, \
+            running_server(url, node="b", lease_seconds=1.0) as b:
+        code, humans, _, _ = await open_game(a, humans=1, bots=["normal"])
+        loop = asyncio.get_running_loop()
+        deaf_until = loop.time() + 1.0
+        wanted = a.hub._wanted
+
+        def hears_late(code: str) -> None:
+            if loop.time() >= deaf_until:
+                wanted(code)
+
+        # (both ways a request reaches the owner: its renewals and the NOTIFY its lease listener hears)
+        monkeypatch.setattr(a.hub, "_wanted", hears_late)
+        assert a.hub.leases is not None
+        monkeypatch.setattr(a.hub.leases, "_on_wanted", hears_late)
+        connection = await asyncpg.connect(url)
+
+        async def lose_the_requests() -> None:
+            while loop.time() < deaf_until:
+                await connection.execute("UPDATE rr_leases SET wanted_by = NULL WHERE code = $1", code)
+                await asyncio.sleep(0.02)
+
+        try:
+            async with b.http() as http:
+                answers = await asyncio.gather(http.get(f"/api/tables/{code}"), lose_the_requests())
+        finally:
+            await connection.close()
+        assert answers[0].status_code == 200, answers[0].text
+        assert code in b.hub._live and code not in a.hub._live
+        for client in humans.values():
+            await client.close()
+
+
 async def test_a_table_let_go_is_not_kept_from_everyone_by_its_lease(postgres_cluster: PostgresCluster) -> None:
     # A process that lets a table go (here as after a lost lease) must stop renewing its lease, or nobody could take
     # the table: the others would ask it for a table it no longer runs, and it would never hand it over.

@@ -373,16 +373,18 @@ class Hub:
             raise TableError("no_table", "There is no table with this code; check the code you were given")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + leases.seconds + _TAKE_EXTRA_SECONDS
-        asked = False
+        ask_at = loop.time()
         while True:
             epoch = await leases.acquire(code)
             if epoch is not None:
                 break
             if not wait or loop.time() >= deadline:
                 raise TableError("moved", "This table is moving between servers; try again in a moment")
-            if not asked:
+            if loop.time() >= ask_at:
+                # Asked again every third of a lease: a take by another process meanwhile (its orphan sweep, say)
+                # clears the request, and the new owner would never hear of it.
                 await leases.ask(code)
-                asked = True
+                ask_at = loop.time() + leases.seconds / 3
             await leases.released(code, _TAKE_POLL_SECONDS)
         try:
             found = await self.store.load_table(code)  # (read once the lease is held: nobody else writes it now)

@@ -9,10 +9,11 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import Collection
 
 import pytest
 
-from royal_revenge.server.leases import Leases
+from royal_revenge.server.leases import Held, Leases
 from royal_revenge.server.protocol import CLOSE_MOVED
 from royal_revenge.server.store import LeaseLost, Store
 from royal_revenge.session import LoggedMove, Phase
@@ -198,16 +199,23 @@ async def test_a_waiting_request_asks_again_when_its_request_is_lost(
         code, humans, _, _ = await open_game(a, humans=1, bots=["normal"])
         loop = asyncio.get_running_loop()
         deaf_until = loop.time() + 1.0
-        wanted = a.hub._wanted
+        leases = a.hub.leases
+        assert leases is not None
+        heard, renew = leases._on_wanted, leases.renew
 
         def hears_late(code: str) -> None:
             if loop.time() >= deaf_until:
-                wanted(code)
+                heard(code)
 
-        # (both ways a request reaches the owner: its renewals and the NOTIFY its lease listener hears)
-        monkeypatch.setattr(a.hub, "_wanted", hears_late)
-        assert a.hub.leases is not None
-        monkeypatch.setattr(a.hub.leases, "_on_wanted", hears_late)
+        async def renews_deaf(codes: Collection[str] | None = None) -> dict[str, Held]:
+            held = await renew(codes)
+            if loop.time() < deaf_until:
+                held = {code: Held(lease.epoch, False) for code, lease in held.items()}
+            return held
+
+        # (both ways a request reaches the owner: the NOTIFY its lease listener hears, and its renewals)
+        monkeypatch.setattr(leases, "_on_wanted", hears_late)
+        monkeypatch.setattr(leases, "renew", renews_deaf)
         connection = await asyncpg.connect(url)
 
         async def lose_the_requests() -> None:

@@ -34,46 +34,37 @@ TAKEOVER_LIMIT = 5.0
 """Seconds within which every table of a process that died or drained answers again on another (the issue's bar)."""
 
 
-async def _owners(db: str) -> dict[str, str]:
-    """Each table's owning process (``p1``...), from the leases (handed-back ones have none)."""
+async def _rows(db: str, query: str, *args: object) -> list[Any]:
+    """The rows of one query on the cluster's database, on a connection of its own."""
     connection = await asyncpg.connect(db)
     try:
-        rows = await connection.fetch("SELECT code, owner FROM rr_leases WHERE owner IS NOT NULL")
+        return list(await connection.fetch(query, *args))
     finally:
         await connection.close()
+
+
+async def _owners(db: str) -> dict[str, str]:
+    """Each table's owning process (``p1``...), from the leases (handed-back ones have none)."""
+    rows = await _rows(db, "SELECT code, owner FROM rr_leases WHERE owner IS NOT NULL")
     return {row["code"]: row["owner"].split(":")[0] for row in rows}
 
 
 async def _live_leases(db: str, process: str) -> list[str]:
     """The tables whose lease ``process`` holds unexpired (by the database's clock)."""
-    connection = await asyncpg.connect(db)
-    try:
-        rows = await connection.fetch("SELECT code FROM rr_leases WHERE split_part(owner, ':', 1) = $1"
-                                      " AND expires_at > extract(epoch FROM clock_timestamp())", process)
-    finally:
-        await connection.close()
+    rows = await _rows(db, "SELECT code FROM rr_leases WHERE split_part(owner, ':', 1) = $1"
+                           " AND expires_at > extract(epoch FROM clock_timestamp())", process)
     return [row["code"] for row in rows]
 
 
 async def _games_in_play_of(db: str, process: str) -> list[str]:
     """The tables with a game in play whose lease is still ``process``'s (expired or not)."""
-    connection = await asyncpg.connect(db)
-    try:
-        rows = await connection.fetch(
-            "SELECT t.code FROM rr_tables t JOIN rr_leases l ON l.code = t.code"
-            " WHERE t.phase = 'playing' AND split_part(l.owner, ':', 1) = $1", process)
-    finally:
-        await connection.close()
+    rows = await _rows(db, "SELECT t.code FROM rr_tables t JOIN rr_leases l ON l.code = t.code"
+                           " WHERE t.phase = 'playing' AND split_part(l.owner, ':', 1) = $1", process)
     return [row["code"] for row in rows]
 
 
 async def _moves_by_id(db: str, code: str) -> Counter[str]:
-    connection = await asyncpg.connect(db)
-    try:
-        rows = await connection.fetch("SELECT client_id FROM rr_moves WHERE code = $1 AND client_id IS NOT NULL",
-                                      code)
-    finally:
-        await connection.close()
+    rows = await _rows(db, "SELECT client_id FROM rr_moves WHERE code = $1 AND client_id IS NOT NULL", code)
     return Counter(row["client_id"] for row in rows)
 
 

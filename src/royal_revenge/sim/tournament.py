@@ -565,6 +565,10 @@ RAY_TASKS_PER_CPU: Final = 4
 few milliseconds, stays small against its matches; enough that a slow one does not hold up the end)."""
 
 
+RAY_LOCAL_STORE_BYTES: Final = 128 * 1024 * 1024
+"""A local cluster's object store: match results are small (Ray's default takes 30% of the memory)."""
+
+
 def _run_on_ray(config: TournamentConfig, address: str,
                 progress: Callable[[int, int], None] | None) -> TournamentResult:
     try:
@@ -627,10 +631,6 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
     except OSError as error:
         reason = error.strerror or type(error).__name__
         raise TournamentConfigError(f"cannot reach a Ray cluster at {address}: {reason.lower()}") from None
-
-
-RAY_LOCAL_STORE_BYTES: Final = 128 * 1024 * 1024
-"""A local cluster's object store: match results are small (Ray's default takes 30% of the memory)."""
 
 
 def _rate(rate: float, interval: tuple[float, float]) -> str:

@@ -73,14 +73,20 @@ class Timed:
 
 
 def make(spec: str, seed: int, clock: str = "wall") -> Agent:
-    """``random``, ``heuristic`` or ``search@MS`` (milliseconds per decision, on the given clock)."""
+    """``random``, ``heuristic``, ``search@MS`` (milliseconds per decision, on the given clock) or ``search#N``
+    (N rollouts per decision); ``search-uniform@MS`` and ``search-uniform#N`` deal the hidden hands uniformly
+    instead of as the history suggests."""
     if spec == "random":
         return RandomAgent(seed)
     if spec == "heuristic":
         return HeuristicAgent(seed)
-    if spec.startswith("search@"):
-        timer = time.process_time if clock == "cpu" else time.perf_counter
-        return SearchAgent(seed, budget_ms=float(spec.split("@", 1)[1]), clock=timer)
+    base, at, budget = spec.partition("@") if "@" in spec else spec.partition("#")
+    if base in ("search", "search-uniform") and budget:
+        inference = base == "search"
+        if at == "@":
+            timer = time.process_time if clock == "cpu" else time.perf_counter
+            return SearchAgent(seed, budget_ms=float(budget), clock=timer, inference=inference, name=spec)
+        return SearchAgent(seed, iterations=int(budget), inference=inference, name=spec)
     raise ValueError(f"unknown agent spec {spec!r}")
 
 
@@ -98,7 +104,9 @@ class GameResult:
 def play_one(task: tuple[str, str, str, int, int, str]) -> GameResult:
     """Play game ``index`` of a match-up: the tested bot at seat ``index % 4``."""
     matchup, tested, opponent, index, seed, clock = task
-    rng = random.Random(f"{seed}/{matchup}/{index}")
+    # (The deal and the opponents depend on the opponent and the index only: bots tested against the same
+    # opponents play the same deals, which makes their comparison paired.)
+    rng = random.Random(f"{seed}/{opponent}/{index}")
     seat = index % PLAYERS
     agents = [Timed(make(tested if s == seat else opponent, rng.getrandbits(32), clock)) for s in range(PLAYERS)]
     state = GameState.new(GameOptions(players=PLAYERS, single_round=True), seed=rng.getrandbits(63))
@@ -155,6 +163,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="what the search's millisecond budget measures: wall time (default) or the process's CPU time, "
         "which keeps the budget honest on a machine shared with other work",
     )
+    parser.add_argument(
+        "--matchups", default="",
+        help="more TESTED:OPPONENT:GAMES match-ups, comma-separated, e.g. search#200:heuristic:2000,"
+        "search-uniform#200:heuristic:2000 (bots: random, heuristic, search@MS, search#ROLLOUTS, "
+        "search-uniform@MS, search-uniform#ROLLOUTS)",
+    )
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
 
@@ -162,6 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for ms, games in parse_search_games(args.search_games):
         label = f"{ms:g}"
         matchups.append((f"search@{label}ms vs 3 heuristic", f"search@{label}", "heuristic", games))
+    for item in filter(None, (part.strip() for part in args.matchups.split(","))):
+        tested, opponent, games_text = item.split(":")
+        make(tested, 0), make(opponent, 0)  # (a bad name fails here, not in a worker)
+        matchups.append((f"{tested} vs 3 {opponent}", tested, opponent, int(games_text)))
+    matchups = [matchup for matchup in matchups if matchup[3] > 0]
     tasks = [(label, tested, opponent, i, args.seed, args.clock) for label, tested, opponent, games in matchups
              for i in range(games)]
     # Interleave the match-ups so that a machine's changing load touches them all alike.

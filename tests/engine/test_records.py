@@ -310,7 +310,7 @@ STATE_KEYS = [
     "options", "hands", "draw_pile", "discard", "active_colour", "direction", "king", "jester", "dealer", "current",
     "decision", "decider", "drawn", "resolving", "jester_for_setup", "uno_seat", "fanfare_queued",
     "scepter_running", "scepter_left", "turns_since_scepter", "passes", "scores", "round_no", "last_round",
-    "outcome", "rng",
+    "outcome", "history", "rng",
 ]
 
 

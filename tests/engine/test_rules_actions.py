@@ -165,7 +165,7 @@ def test_jester_the_jester_draws() -> None:
     """R-ACT-JEST: whoever wears the Jester Hat draws one card."""
     state = position(hands=["RJ R1 G3", "R3 R4", "R5 R6", "R8 Y1"], discard="R7", draw="B8", king=0, jester=3)
     log = state.apply_move("0:RJ")
-    assert events.Drew(3, 1, "plus", (Card.parse("B8"),)) in log
+    assert events.Drew(3, 1, "plus", (Card.parse("B8"),), Card.parse("RJ"), Colour.RED) in log
     assert hand(state, 3) == cards("R8 Y1 B8")
     assert state.pending == (Decision.TURN, 1)
 

@@ -14,6 +14,7 @@ from royal_revenge.engine import (
     Card,
     Catch,
     ChooseColour,
+    Colour,
     Decision,
     GameOptions,
     GameState,
@@ -104,7 +105,7 @@ def test_drawn_card_is_seen_only_by_the_drawer() -> None:
     log = state.apply_move("0:draw")
     assert state.observe(0).drawn == Card.parse("Y7")
     assert state.observe(1).drawn is None
-    assert redact(log, 1) == [events.Drew(0, 1, "turn", None)]
+    assert redact(log, 1) == [events.Drew(0, 1, "turn", None, Card.parse("R7"), Colour.RED)]
     assert redact(log, 0) == log
 
 

@@ -6,7 +6,18 @@ from typing import Any
 
 import pytest
 
-from royal_revenge.engine import NEXT_ROUND, Decision, GameOptions, GameState, OptionsError, Outcome, Scoring, events
+from royal_revenge.engine import (
+    NEXT_ROUND,
+    Card,
+    Colour,
+    Decision,
+    GameOptions,
+    GameState,
+    OptionsError,
+    Outcome,
+    Scoring,
+    events,
+)
 from royal_revenge.engine.position import position
 
 from .helpers import apply, cards, hand, refused, top
@@ -66,7 +77,7 @@ def test_plus_one_at_the_player_who_went_out_gives_nothing() -> None:
     state = _three("RK", king=1, jester=2)
     apply(state, "0:RK")
     log = state.apply_move("1:victim 0")
-    assert events.Drew(0, 0, "plus", ()) in log
+    assert events.Drew(0, 0, "plus", (), Card.parse("RK"), Colour.RED) in log
     assert state.hands[0] == []
     assert state.last_round is not None and state.last_round.winner == 0
     assert state.scores == [101, 0, 0]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from royal_revenge.engine import CALL_UNO, Card, Catch, Decision, GameOptions, Play, events
+from royal_revenge.engine import CALL_UNO, Card, Catch, Colour, Decision, GameOptions, Play, events
 from royal_revenge.engine.position import position
 
 from .helpers import apply, cards, hand, refused, rest_of_deck
@@ -52,7 +52,7 @@ def test_catch_gives_two_cards() -> None:
     apply(state, "0:R7")
     log = state.apply_move("3:catch 0")
     assert events.Caught(3, 0) in log
-    assert events.Drew(0, 2, "penalty", (Card.parse("Y7"), Card.parse("Y6"))) in log
+    assert events.Drew(0, 2, "penalty", (Card.parse("Y7"), Card.parse("Y6")), Card.parse("R7"), Colour.RED) in log
     assert hand(state, 0) == cards("G3 Y7 Y6")
     assert state.uno_seat is None
     assert state.pending == (Decision.TURN, 1)  # a catch costs nobody a turn
@@ -161,11 +161,11 @@ def test_penalty_gives_fewer_cards_when_the_piles_run_dry() -> None:
     state = position(hands=hands, discard="R7", draw="", king=2, jester=1, options=options)
     apply(state, "0:RK")  # R7 now lies under RK: the only card that can be drawn
     log = state.apply_move("1:catch 0")
-    assert events.Drew(0, 1, "penalty", (Card.parse("R7"),)) in log
+    assert events.Drew(0, 1, "penalty", (Card.parse("R7"),), Card.parse("RK"), Colour.RED) in log
     assert hand(state, 0) == cards("G3 R7")
     assert state.discard == [Card.parse("RK")] and state.draw_pile == []
     log = state.apply_move("2:victim 1")
-    assert events.Drew(1, 0, "plus", ()) in log
+    assert events.Drew(1, 0, "plus", (), Card.parse("RK"), Colour.RED) in log
     assert hand(state, 1) == cards("R3 R4")
     assert state.pending == (Decision.TURN, 1)
 

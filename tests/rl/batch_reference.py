@@ -69,6 +69,7 @@ def engine_state(s: dict[str, Any], config: Config, rng: int = 1) -> GameState:
         "round_no": int(s["round_no"]),
         "last_round": None,
         "result": None,
+        "history": [],
         "rng": rng,
     })
 

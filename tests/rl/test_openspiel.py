@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from typing import Any
 
 import numpy as np
@@ -74,9 +73,7 @@ def test_openspiel_random_sim_test(players: int) -> None:
     # clones equal, rewards summing to the returns, returns zero-sum and within the utility bounds, both tensors of
     # the declared sizes and finite and both strings for every player (terminal states included), the game length.
     # (serialize=True needs the game's generator state, which a Python game cannot give OpenSpiel: see docs/rl.md.)
-    started = time.perf_counter()
     pyspiel.random_sim_test(load(players, rng_seed=players), num_sims=3, serialize=False, verbose=False)
-    assert time.perf_counter() - started < 20
 
 
 def test_openspiel_random_sim_test_whole_games_and_win_rewards() -> None:
@@ -288,7 +285,6 @@ def test_ismcts_plays_against_the_heuristic_bot(players: int, rounds: int) -> No
 
     Who wins is not asserted: at 20 simulations with random rollouts ISMCTS is the weaker (docs/rl.md).
     """
-    started = time.perf_counter()
     for round_no in range(rounds):
         seat = round_no % players
         state, decisions = play_ismcts_round(players, seat, seed=round_no, simulations=20)
@@ -303,7 +299,6 @@ def test_ismcts_plays_against_the_heuristic_bot(players: int, rounds: int) -> No
         assert abs(sum(returns)) < 1e-9
         game = state.get_game()
         assert all(game.min_utility() <= value <= game.max_utility() for value in returns)
-    assert time.perf_counter() - started < 20
 
 
 def test_ismcts_with_openspiels_own_rollout_evaluator() -> None:

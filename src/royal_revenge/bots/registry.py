@@ -15,7 +15,8 @@ Bots:
 * ``random``: uniform over the legal actions (no parameters).
 * ``heuristic``: rule-based play (parameters ``forget_uno`` and ``randomness``, probabilities).
 * ``search``: determinized Monte Carlo search (parameters ``iterations``, ``budget_ms``,
-  ``rollout_steps``, ``clock``; with neither budget it makes 200 rollouts per decision).
+  ``rollout_steps``, ``inference``, ``clock``; with neither budget it makes 200 rollouts per
+  decision).
 
 Levels for people:
 
@@ -60,6 +61,7 @@ _PARAMS: Final[Mapping[str, Mapping[str, str]]] = {
         "iterations": "a whole number of rollouts, at least 1",
         "budget_ms": "a positive number of milliseconds",
         "rollout_steps": "a whole number, at least 0",
+        "inference": "true or false: deal the hidden hands as the round's history suggests (default true)",
         "clock": "a function returning seconds",
     },
 }

@@ -5,7 +5,10 @@ For each decision with a real choice the bot repeatedly
 1. samples a full state that agrees with its observation
    (:meth:`~royal_revenge.engine.Observation.sample_state`: the hidden hands and the draw
    pile dealt at random, the scepter's remaining turns drawn among those still possible, so
-   the fanfare is a chance event of the sampled world), then
+   the fanfare is a chance event of the sampled world); with ``inference`` (the default) the
+   hidden hands also agree with what the round's history says of them
+   (:class:`~royal_revenge.bots.inference.HandInference`: a player who drew on a red 5 held no
+   red card, no 5 and no Wild then), then
 2. tries every candidate action in that same world (paired comparisons: the actions are
    compared on identical hidden cards, which removes most of the noise), and
 3. plays each world on with a fast rule-based policy for every seat, to the end of the round
@@ -44,6 +47,7 @@ from ..engine.cards import CARDS_OF_COLOUR, COLOUR_OF, KIND_OF, PLAYABLE, POINTS
 from ..engine.options import DEFAULT_SCEPTER_TURNS
 from .base import seeded_rng
 from .heuristic import MOST_COLOURED_POINTS, HeuristicAgent
+from .inference import HandInference
 
 __all__ = ["SearchAgent", "rollout_policy", "rollout"]
 
@@ -217,6 +221,7 @@ class SearchAgent:
         budget_ms: float | None = None,
         clock: Callable[[], float] = time.perf_counter,
         rollout_steps: int = DEFAULT_ROLLOUT_STEPS,
+        inference: bool = True,
         name: str | None = None,
     ) -> None:
         if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int)
@@ -227,6 +232,8 @@ class SearchAgent:
             raise ValueError(f"budget_ms must be a positive number of milliseconds, not {budget_ms!r}")
         if isinstance(rollout_steps, bool) or not isinstance(rollout_steps, int) or rollout_steps < 0:
             raise ValueError(f"rollout_steps must be a whole number of at least 0, not {rollout_steps!r}")
+        if not isinstance(inference, bool):
+            raise ValueError(f"inference must be true or false, not {inference!r}")
         if iterations is None and budget_ms is None:
             iterations = 200
         self.rng = seeded_rng(seed)
@@ -234,6 +241,7 @@ class SearchAgent:
         self.budget_ms = budget_ms
         self.clock = clock
         self.rollout_steps = rollout_steps
+        self.inference = inference
         self.fallback = HeuristicAgent(self.rng)
         self.last_rollouts = 0
         """Rollouts made for the last decision (for benchmarks and tests)."""
@@ -273,12 +281,15 @@ class SearchAgent:
         rng = self.rng
         steps = self.rollout_steps
         real_time_scepter = observation.options.scepter_turns is None
+        inferred = HandInference(observation) if self.inference else None
+        if inferred is not None and not inferred.informative:
+            inferred = None  # (nothing to infer yet: the uniform deal, which is cheaper)
         while True:
             if limit is not None and rollouts + k > max(limit, k):
                 break
             if deadline is not None and worlds > 0 and clock() >= deadline:
                 break
-            world = observation.sample_state(rng)
+            world = observation.sample_state(rng, inferred.deal(rng) if inferred is not None else None)
             if real_time_scepter and world.scepter_running and not world.fanfare_queued:
                 # With no turn-counted scepter, imagine the default one (R-KING-1).
                 world.scepter_left = max(1, rng.randint(*DEFAULT_SCEPTER_TURNS) - world.turns_since_scepter)

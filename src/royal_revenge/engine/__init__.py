@@ -32,7 +32,7 @@ from .actions import (
 from .cards import ALL_CARDS, FULL_DECK, WILD, Card, Colour, Kind, is_playable
 from .errors import IllegalActionError, NotationError, OptionsError, RecordError, RoyalRevengeError
 from .events import Event, redact
-from .observation import Observation, PublicJSON, observation_json, own_json
+from .observation import History, Observation, PublicJSON, observation_json, own_json
 from .options import GameOptions, Scoring
 from .records import Game, GameRecord, state_digest, state_from_json, state_to_json
 from .state import Decision, GameState, Outcome, Pending, RoundResult
@@ -42,7 +42,7 @@ __all__ = [
     "Fanfare", "Keep", "Move", "NextRound", "Play", "CALL_UNO", "DRAW", "FANFARE", "KEEP", "NEXT_ROUND",
     "ALL_CARDS", "FULL_DECK", "WILD", "Card", "Colour", "Kind", "is_playable",
     "IllegalActionError", "NotationError", "OptionsError", "RecordError", "RoyalRevengeError",
-    "Event", "redact", "Observation", "PublicJSON", "observation_json", "own_json", "GameOptions", "Scoring",
+    "Event", "redact", "History", "Observation", "PublicJSON", "observation_json", "own_json", "GameOptions", "Scoring",
     "Game", "GameRecord", "state_digest", "state_from_json", "state_to_json",
     "Decision", "GameState", "Outcome", "Pending", "RoundResult",
 ]

@@ -2,12 +2,17 @@
 
 Only :class:`Drew` carries hidden information (the cards drawn); :func:`redact` removes it
 for everyone but the drawer, so that events can be sent to any player.
+
+A state also keeps the round's **public history** (``GameState.history``, shown in every
+:class:`~royal_revenge.engine.Observation`): the events of :data:`RECORDED`, in order, draws
+without their cards. It is what everyone at the table has seen, for bots that infer hidden
+hands from it (a player who chose to draw on a red top card probably held no red card).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeAlias, TypeGuard
+from typing import Final, TypeAlias, TypeGuard
 
 from .cards import Card, Colour
 
@@ -35,6 +40,7 @@ __all__ = [
     "RoundEnded",
     "GameEnded",
     "Event",
+    "RECORDED",
     "redact",
 ]
 
@@ -67,12 +73,17 @@ class Drew:
     """``seat`` drew ``count`` cards; ``cards`` is ``None`` once redacted for someone else.
 
     ``reason`` is ``"turn"``, ``"plus"`` (a +1 card) or ``"penalty"`` (caught without UNO).
+    ``top`` and ``colour`` are the discard pile's top card and the active colour when the draw
+    was made (what a player who chose to draw did not, or would not, match: R-TURN-2);
+    the engine always gives them.
     """
 
     seat: int
     count: int
     reason: str
     cards: tuple[Card, ...] | None
+    top: Card | None = None
+    colour: Colour | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +183,13 @@ Event: TypeAlias = (
     | TurnStarted | RoundEnded | GameEnded
 )
 
+RECORDED: Final[tuple[type, ...]] = (
+    RoundStarted, Played, Drew, Passed, Kept, ColourChosen, VictimChosen, JesterChosen, UnoCalled, Caught,
+    Reshuffled, FanfareSounded, CrownPassed,
+)
+"""The events a round's public history records. The others follow from these (a turn starting, a
+Skip's skipped seat, a Reverse's direction) or are kept elsewhere (the round's end: ``last_round``)."""
+
 
 def private_to(event: Event) -> int | None:
     """The one seat that sees ``event`` whole while everyone else sees it redacted (the drawer of a draw
@@ -208,4 +226,5 @@ def hides(event: Event, seat: int | None) -> TypeGuard[Drew]:
 
 def redact(events: list[Event], seat: int | None) -> list[Event]:
     """The events as ``seat`` may see them (``None``: a spectator): other players' draws lose their cards."""
-    return [Drew(event.seat, event.count, event.reason, None) if hides(event, seat) else event for event in events]
+    return [Drew(event.seat, event.count, event.reason, None, event.top, event.colour) if hides(event, seat) else event
+            for event in events]

@@ -52,6 +52,8 @@ class Form(Enum):
     """One whole number per seat."""
     ROUND_OR_NONE = "round result?"
     OUTCOME_OR_NONE = "outcome?"
+    HISTORY = "history"
+    """A list of public events (see :data:`~royal_revenge.engine.events.RECORDED`), oldest first."""
     GENERATOR = "generator"
     """The SplitMix64 state: 64 bits, written as 16 hex digits."""
 
@@ -93,7 +95,7 @@ class Field:
         """How a copy treats it: ``"lists"`` (a list of lists), ``"list"`` or ``"value"`` (immutable, shared)."""
         if self.form is Form.HANDS:
             return "lists"
-        if self.form in (Form.CARDS, Form.POINTS):
+        if self.form in (Form.CARDS, Form.POINTS, Form.HISTORY):
             return "list"
         return "value"
 
@@ -134,6 +136,10 @@ STATE_FIELDS: Final[tuple[Field, ...]] = (
     Field("last_round", Form.ROUND_OR_NONE, _PUBLIC, "How the last round ended."),
     Field("result", Form.OUTCOME_OR_NONE, _PUBLIC, "The end of the game.", observed_as="outcome",
           written_as="outcome"),
+    Field("history", Form.HISTORY, _PUBLIC,
+          "What everyone at the table has seen this round, in order: the start card, every play, draw (with the "
+          "top card and colour it was drawn on, never the cards), keep, pass, the King's choices, UNO call, "
+          "catch, reshuffle and fanfare (events.RECORDED)."),
     Field("rng", Form.GENERATOR, Seen.HIDDEN, "The seeded SplitMix64 generator of every shuffle and random choice."),
 )
 """Every field of a :class:`~royal_revenge.engine.GameState`, in the order of its documents."""

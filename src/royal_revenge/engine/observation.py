@@ -2,9 +2,10 @@
 
 An :class:`Observation` holds the observer's own hand and the public facts: the discard
 pile (every card in it was played face up), the active colour, each hand's size, scores,
-King, Jester, direction, whose decision is pending, and whether someone may be caught
-without UNO. It never holds another hand, the draw pile's order, the scepter's schedule,
-or the generator's state.
+King, Jester, direction, whose decision is pending, whether someone may be caught
+without UNO, and the round's public history (every play, draw, keep, pass, choice, call,
+catch and fanfare everyone saw: engine/events.py, ``RECORDED``). It never holds another
+hand, the draw pile's order, the scepter's schedule, or the generator's state.
 
 Search bots use :meth:`Observation.sample_state` (determinization): a full
 :class:`GameState` that agrees with everything the observer knows, with the hidden cards
@@ -17,17 +18,18 @@ import copy
 import operator
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from .cards import CARD_TEXT, FULL_DECK, Card, Colour
+from .events import Event
 from .fields import STATE_FIELDS, Form, Seen
 from .options import GameOptions
 from .records import writer
 from .state import DRAWN, Decision, GameState, Outcome, Pending, RoundResult
 
-__all__ = ["Observation", "PublicJSON", "observation_json", "own_json"]
+__all__ = ["History", "Observation", "PublicJSON", "observation_json", "own_json"]
 
 # What an observation shows as it is (engine/fields.py: seen by everyone), as (the state's name, the
 # observation's name, the form); the hands, the draw pile, the drawn card and the pending decision
@@ -40,19 +42,70 @@ _SHOWN: Final = tuple(
 _PLAIN_FORMS: Final = (Form.SEAT, Form.SEAT_OR_NONE, Form.SEAT_OR_SETUP, Form.DIRECTION, Form.FLAG, Form.COUNT,
                        Form.ROUND_NUMBER, Form.SEAT_SET)
 _PLAIN: Final = tuple(name for name, shown, form in _SHOWN if form in _PLAIN_FORMS)
-_WRITTEN_AS: Final = tuple((shown, writer(form)) for name, shown, form in _SHOWN)
-"""The shown fields' keys with the function that writes each as JSON (``None``: as it is)."""
+_IN_JSON: Final = tuple(item for item in _SHOWN if item[2] is not Form.HISTORY)
+"""The shown fields an observation's JSON holds: all but the history (clients are sent the table's log as it
+happens, not the whole round's at every move)."""
+_WRITTEN_AS: Final = tuple((shown, writer(form)) for name, shown, form in _IN_JSON)
+"""The keys of :data:`_IN_JSON` with the function that writes each as JSON (``None``: as it is)."""
+_READ_JSON_FROM_STATE: Final = operator.attrgetter(*[name for name, _, _ in _IN_JSON])
+_READ_JSON_FROM_OBSERVATION: Final = operator.attrgetter(*[shown for _, shown, _ in _IN_JSON])
 _OPTIONS_WRITER: Final = writer(Form.OPTIONS)
 _READ_SHOWN: Final = operator.attrgetter(*[name for name, _, _ in _SHOWN])
 """The shown fields' values read from a state, at once (a single C call)."""
 _READ_OBSERVED: Final = operator.attrgetter(*[shown for _, shown, _ in _SHOWN])
 _LISTS_SHOWN: Final = tuple(index for index, (_, _, form) in enumerate(_SHOWN) if form in (Form.CARDS, Form.POINTS))
+_HISTORY_SHOWN: Final = next(index for index, (_, _, form) in enumerate(_SHOWN) if form is Form.HISTORY)
 """Where the shown values are lists in a state (tuples in an observation)."""
 """The shown fields that are plain numbers or flags (their JSON is the value itself)."""
 
 
 def _thawed(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
+    return list(value) if isinstance(value, (tuple, History)) else value
+
+
+class History:
+    """A round's public history as an observation shows it: its events, oldest first, read only.
+
+    It behaves as a tuple of events (``len``, indexing, slicing, iteration, equality with a
+    tuple or list of the same events) without copying the state's list: a round's history only
+    grows (a new round starts a new list), so the first ``length`` events never change.
+    """
+
+    __slots__ = ("_events", "_length")
+
+    def __init__(self, events: list[Event], length: int | None = None) -> None:
+        self._events = events
+        self._length = len(events) if length is None else length
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return tuple(self._events[: self._length][index])
+        if not -self._length <= index < self._length:
+            raise IndexError("history index out of range")
+        return self._events[index if index >= 0 else self._length + index]
+
+    def __iter__(self) -> Iterator[Event]:
+        events = self._events
+        for index in range(self._length):
+            yield events[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, History):
+            return self._length == other._length and (
+                self._events is other._events or self._events[: self._length] == other._events[: other._length]
+            )
+        if isinstance(other, (tuple, list)):
+            return len(other) == self._length and list(other) == self._events[: self._length]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._events[: self._length]))
+
+    def __repr__(self) -> str:
+        return f"History({self._events[: self._length]!r})"
 
 
 
@@ -92,6 +145,9 @@ class Observation:
     round_no: int
     last_round: RoundResult | None
     outcome: Outcome | None
+    history: History
+    """This round's public events, oldest first: what everyone at the table has seen (engine/events.py,
+    ``RECORDED``; draws with the top card and colour they were drawn on, never the cards)."""
 
     @classmethod
     def of(cls, state: GameState, seat: object) -> Observation:
@@ -106,6 +162,7 @@ class Observation:
         shown = list(_READ_SHOWN(state))
         for index in _LISTS_SHOWN:
             shown[index] = tuple(shown[index])
+        shown[_HISTORY_SHOWN] = History(shown[_HISTORY_SHOWN])
         return cls(
             seat,
             tuple(state.hands[seat]) if seat is not None else (),
@@ -131,24 +188,62 @@ class Observation:
         unseen.subtract(self.discard_pile)
         return sorted(unseen.elements())
 
-    def sample_state(self, rng: random.Random) -> GameState:
+    def sample_state(self, rng: random.Random, hands: Sequence[Sequence[Card]] | None = None) -> GameState:
         """A full state that agrees with this observation, hidden cards dealt at random by ``rng``.
 
         Other hands get the right number of unseen cards, the rest form the draw pile in a
         random order, the scepter's remaining turns are drawn among those still possible, and
         the new state's own generator is seeded from ``rng``.
+
+        ``hands`` gives the other hands instead (one per seat, in the order received; the
+        observer's own is ignored), for a bot that deals them its own way, such as one that
+        infers them from the history: each must have its seat's size, and together they must be
+        unseen cards, or ``ValueError`` says what is wrong.
         """
         pool = self.unseen_cards()
         rng.shuffle(pool)
         n = self.options.players
-        hands: list[list[Card]] = []
+        if hands is not None:
+            return self._sample_with(rng, pool, hands)
+        dealt: list[list[Card]] = []
         for seat in range(n):
             if seat == self.seat:
-                hands.append(list(self.hand))
+                dealt.append(list(self.hand))
             else:
                 size = self.hand_sizes[seat]
-                hands.append(pool[:size])
+                dealt.append(pool[:size])
                 del pool[:size]
+        return self._sampled(rng, dealt, pool)
+
+    def _sample_with(self, rng: random.Random, pool: list[Card], hands: Sequence[Sequence[Card]]) -> GameState:
+        """:meth:`sample_state` with the other hands given (checked against what the observer knows)."""
+        n = self.options.players
+        if len(hands) != n:
+            raise ValueError(f"hands must give one hand per seat ({n}), not {len(hands)}")
+        left = Counter(pool)
+        dealt: list[list[Card]] = []
+        for seat in range(n):
+            if seat == self.seat:
+                dealt.append(list(self.hand))
+                continue
+            hand = list(hands[seat])
+            if len(hand) != self.hand_sizes[seat]:
+                raise ValueError(f"seat {seat} holds {self.hand_sizes[seat]} cards, not {len(hand)}")
+            left.subtract(hand)
+            dealt.append(hand)
+        if any(count < 0 for count in left.values()):
+            raise ValueError("the hands given hold cards the observer has seen elsewhere, or too many of a card")
+        # The rest, in the pool's random order, is the draw pile.
+        rest = []
+        for card in pool:
+            if left[card] > 0:
+                left[card] -= 1
+                rest.append(card)
+        return self._sampled(rng, dealt, rest)
+
+    def _sampled(self, rng: random.Random, hands: list[list[Card]], pool: list[Card]) -> GameState:
+        """The sampled state with these hands and this draw pile (top last)."""
+        n = self.options.players
         drawn: Card | None = None
         if self.pending.kind is Decision.DRAWN:
             drawer = self.pending.seat
@@ -206,7 +301,7 @@ def _json(
         "pending": {"kind": _DECISION_NAMES[decision], "seat": decider},
         "drawn": CARD_TEXT[drawn] if drawn is not None else None,
     }
-    values = _READ_SHOWN(source) if isinstance(source, GameState) else _READ_OBSERVED(source)
+    values = _READ_JSON_FROM_STATE(source) if isinstance(source, GameState) else _READ_JSON_FROM_OBSERVATION(source)
     for (shown, write), value in zip(_WRITTEN_AS, values, strict=True):
         if write is None:
             data[shown] = value

@@ -15,7 +15,8 @@ True
 (engine/fields.py), in its order, as ``key=value`` separated by spaces. Cards are in card
 notation, joined by ``.`` (``-`` for none); hands are separated by ``/``; a missing seat,
 card or colour is ``-``; flags are ``1`` or ``0``; the decision is its name; the generator
-is 16 hex digits; the options, the last round and the outcome are compact JSON (``-`` for none).
+is 16 hex digits; the options, the last round, the outcome and the history are compact JSON
+(``-`` for none).
 docs/records.md describes it with an example.
 
 >>> line = state.position()
@@ -79,7 +80,7 @@ def position(
     discard (``rest="discard"``), so that all 56 cards are accounted for. Options default to
     ``players=len(hands)`` with the turn-counted scepter off; ``scepter_left`` arms it with
     that many turns to go (options must then have ``scepter_turns``). The decision defaults
-    to ``current``'s turn.
+    to ``current``'s turn. The round's history starts empty: nothing has been seen yet.
     """
     n = len(hands)
     if options is None:
@@ -143,6 +144,7 @@ def position(
         "round_no": round_no,
         "last_round": None,
         "result": None,
+        "history": [],
         "rng": seed,
     })
 
@@ -151,7 +153,7 @@ def position(
 # Each field's value in the state document (records.py writes it) has a text form here.
 
 _NONE: Final = "-"
-_JSON_FORMS: Final = (Form.OPTIONS, Form.ROUND_OR_NONE, Form.OUTCOME_OR_NONE)
+_JSON_FORMS: Final = (Form.OPTIONS, Form.ROUND_OR_NONE, Form.OUTCOME_OR_NONE, Form.HISTORY)
 _NONE_FORMS: Final = (Form.CARD_OR_NONE, Form.COLOUR_OR_NONE, Form.SEAT_OR_NONE, Form.COUNT_OR_NONE,
                       Form.ROUND_OR_NONE, Form.OUTCOME_OR_NONE)
 _WRITTEN: Final = tuple(f for f in STATE_FIELDS if f.key)

@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -25,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from . import events as ev
 from .actions import AnyAction, Move
 from .cards import CARD_TEXT, FULL_DECK, Card, Colour
 from .errors import NotationError, RecordError, RoyalRevengeError
@@ -72,7 +74,35 @@ def _json_or_none(value: RoundResult | Outcome | None) -> dict[str, Any] | None:
     return None if value is None else value.to_json()
 
 
+# The history (engine/events.py, RECORDED): each event as a list, its name then its fields in order,
+# e.g. ["played", 1, "R7", false] or ["drew", 2, 1, "turn", null, "R5", "R"].
+
+_EVENT_NAMES: Final[dict[type, str]] = {
+    kind: "".join(f"_{c.lower()}" if c.isupper() else c for c in kind.__name__).lstrip("_") for kind in ev.RECORDED
+}
+_RECORDED_BY_NAME: Final = {name: kind for kind, name in _EVENT_NAMES.items()}
+_EVENT_FIELDS: Final[dict[type, tuple[str, ...]]] = {
+    kind: tuple(f.name for f in dataclasses.fields(kind)) for kind in ev.RECORDED
+}
+_SEAT_FIELDS: Final = frozenset({"seat", "king", "victim", "jester", "catcher", "old_king", "new_king", "dealer"})
+_DRAW_REASONS: Final = ("turn", "plus", "penalty")
+
+
+def _event_value(value: Any) -> Any:
+    if isinstance(value, Card):
+        return CARD_TEXT[value]
+    if isinstance(value, Colour):
+        return value.letter
+    return value
+
+
+def _history_json(history: Sequence[Event]) -> list[list[Any]]:
+    return [[_EVENT_NAMES[type(event)], *[_event_value(getattr(event, name)) for name in _EVENT_FIELDS[type(event)]]]
+            for event in history]
+
+
 _WRITERS: Final[dict[Form, Callable[[Any], Any]]] = {
+    Form.HISTORY: _history_json,
     Form.OPTIONS: GameOptions.to_json,
     Form.HANDS: lambda hands: [_cards(hand) for hand in hands],
     Form.CARDS: _cards,
@@ -161,6 +191,11 @@ def _read(form: Form, r: _Reader, key: str, n: int) -> Any:
         return _round_from_json(r.get(key), n)
     if form is Form.OUTCOME_OR_NONE:
         return _outcome_from_json(r.get(key), n)
+    if form is Form.HISTORY:
+        entries = r.get(key)
+        if not isinstance(entries, list):
+            raise RecordError(f"{r.what}: {key} must be a list of events")
+        return [_event_from_json(entry, f"{r.what}: {key}[{index}]", n) for index, entry in enumerate(entries)]
     if form is Form.GENERATOR:
         value = r.get(key)
         if not isinstance(value, str) or not _HEX16.fullmatch(value):
@@ -172,6 +207,45 @@ def _read(form: Form, r: _Reader, key: str, n: int) -> Any:
 _WRITTEN: Final = tuple(f for f in STATE_FIELDS if f.key)
 
 
+def _event_from_json(entry: object, what: str, n: int) -> Event:
+    """One event of a history (``[name, *fields]``), every field checked."""
+    if not isinstance(entry, list) or not entry or entry[0] not in _RECORDED_BY_NAME:
+        raise RecordError(f"{what} must be a list: an event's name ({', '.join(_RECORDED_BY_NAME)}) and its fields")
+    kind = _RECORDED_BY_NAME[entry[0]]
+    names = _EVENT_FIELDS[kind]
+    if len(entry) != len(names) + 1:
+        raise RecordError(f"{what}: {entry[0]} has {len(names)} fields ({', '.join(names)})")
+    r = _Reader(dict(zip(names, entry[1:], strict=True)), f"{what} ({entry[0]})")
+    values: list[Any] = []
+    for name in names:
+        if name in _SEAT_FIELDS:
+            values.append(r.int(name, 0, n - 1))
+        elif name == "round_no":
+            values.append(r.int(name, 1, 10**9))
+        elif name == "cards" and kind is ev.Drew:  # (a draw's cards: only the drawer saw them)
+            if r.get(name) is not None:
+                raise RecordError(f"{r.what}: the history never shows the cards drawn")
+            values.append(None)
+        elif name in ("count", "cards"):  # (a reshuffle's cards: how many)
+            values.append(r.int(name, 0, len(FULL_DECK)))
+        elif name in ("card", "start_card", "top"):
+            values.append(_read(Form.CARD_OR_NONE, r, name, n))
+            if values[-1] is None and name != "top":
+                raise RecordError(f"{r.what}: {name} must be a card")
+        elif name == "colour":
+            values.append(_read(Form.COLOUR_OR_NONE, r, name, n))
+            if values[-1] is None and kind is ev.ColourChosen:
+                raise RecordError(f"{r.what}: colour must be a colour letter")
+        elif name == "reason":
+            if r.get(name) not in _DRAW_REASONS:
+                raise RecordError(f"{r.what}: reason must be one of {', '.join(_DRAW_REASONS)}")
+            values.append(r.get(name))
+        else:  # uno, landed
+            values.append(r.bool(name))
+    event: Event = kind(*values)
+    return event
+
+
 def state_to_json(state: GameState) -> dict[str, Any]:
     """The complete state as a JSON-ready dict (hidden cards included: keep it on the server)."""
     data: dict[str, Any] = {"format": STATE_FORMAT, "version": FORMAT_VERSION}
@@ -181,8 +255,14 @@ def state_to_json(state: GameState) -> dict[str, Any]:
 
 
 def state_digest(state: GameState) -> str:
-    """SHA-256 of the canonical JSON of a state: equal states, equal digests."""
-    text = json.dumps(state_to_json(state), sort_keys=True, separators=(",", ":"))
+    """SHA-256 of the canonical JSON of a state less its history: equal states, equal digests.
+
+    (The history follows from the moves that a record replays; leaving it out keeps the digests of
+    records saved before states kept a history.)
+    """
+    document = state_to_json(state)
+    del document["history"]
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -209,6 +209,8 @@ class GameState:
     round_no: int
     last_round: RoundResult | None
     result: Outcome | None
+    history: list[ev.Event]
+    """This round's public events, oldest first (events.RECORDED; draws without their cards)."""
     rng: int
     """The state of the seeded SplitMix64 generator used for every shuffle and random choice."""
     _events: list[ev.Event] | None
@@ -361,6 +363,7 @@ class GameState:
         other.round_no = self.round_no
         other.last_round = self.last_round
         other.result = self.result
+        other.history = self.history.copy()
         other.rng = self.rng
         other._events = None
         return other
@@ -639,13 +642,10 @@ class GameState:
         self.discard.append(card)
         self.drawn = None
         self.passes = 0
-        events = self._events
-        if events is not None:
-            events.append(ev.Played(player, card, uno))
+        self._record(ev.Played(player, card, uno))
         if len(hand) == 1:
             if uno:
-                if events is not None:
-                    events.append(ev.UnoCalled(player))
+                self._record(ev.UnoCalled(player))
             else:
                 self.uno_seat = player  # anyone may catch them until the next player begins (R-UNO-2)
         self._take_effect(player, card)
@@ -693,11 +693,9 @@ class GameState:
         player = seat
         self.uno_seat = None  # beginning a turn closes the catch window (R-UNO-2)
         card = self._take_card()
-        events = self._events
         if card is None:
             self.passes |= 1 << player
-            if events is not None:
-                events.append(ev.Passed(player))
+            self._record(ev.Passed(player))
             if self.passes == (1 << self.players) - 1:
                 self._end_round(None)  # stalemate (R-TURN-6)
             else:
@@ -707,8 +705,7 @@ class GameState:
         self.passes = 0
         self.drawn = card
         self.decision = DRAWN  # R-TURN-3: play it or keep it
-        if events is not None:
-            events.append(ev.Drew(player, 1, "turn", (card,)))
+        self._record_draw(player, "turn", [card])
 
     def _on_keep(self, seat: int | None) -> None:
         """R-TURN-3: keep the drawn card; the turn ends."""
@@ -716,16 +713,14 @@ class GameState:
             self._refuse(seat, DRAWN, "keep the drawn card")
         player = seat
         self.drawn = None
-        if self._events is not None:
-            self._events.append(ev.Kept(player))
+        self._record(ev.Kept(player))
         self._finish_turn(player)
 
     def _on_colour(self, seat: int | None, action: ChooseColour) -> None:
         """R-ACT-WILD: the King names the colour."""
         self._require(seat, COLOUR, "choose a colour")
         self.active_colour = action.colour
-        if self._events is not None:
-            self._events.append(ev.ColourChosen(self.king, action.colour))
+        self._record(ev.ColourChosen(self.king, action.colour))
         self._resume_after_choice()
 
     def _on_victim(self, seat: int | None, action: ChooseVictim) -> None:
@@ -734,8 +729,7 @@ class GameState:
         victim = action.seat
         if not 0 <= victim < self.players:
             raise IllegalActionError(f"there is no seat {victim!r} to draw", "R-ACT-KC")
-        if self._events is not None:
-            self._events.append(ev.VictimChosen(self.king, victim))
+        self._record(ev.VictimChosen(self.king, victim))
         self._plus_one(victim, self.resolving)
         self._resume_after_choice()
 
@@ -748,8 +742,7 @@ class GameState:
         if jester == self.king:
             raise IllegalActionError("the King cannot be their own Jester", "R-SETUP-5")
         self.jester = jester
-        if self._events is not None:
-            self._events.append(ev.JesterChosen(self.king, jester))
+        self._record(ev.JesterChosen(self.king, jester))
         self._start_scepter()
         if self.jester_for_setup:
             self._apply_start_card()
@@ -765,8 +758,7 @@ class GameState:
             reason = f"seat {seat} holds {held} cards" if held != 1 else f"seat {seat} has no UNO to call now"
             raise IllegalActionError(f"no call is due: {reason}", "R-UNO-3")
         self.uno_seat = None
-        if self._events is not None:
-            self._events.append(ev.UnoCalled(seat))
+        self._record(ev.UnoCalled(seat))
 
     def _on_catch(self, seat: int | None, action: Catch) -> None:
         """R-UNO-2: anyone who catches the player who forgot UNO makes them draw two."""
@@ -784,8 +776,7 @@ class GameState:
                 f"seat {target} holds {len(self.hands[target])} cards, not one, and cannot be caught", "R-UNO-2"
             )
         self.uno_seat = None
-        if self._events is not None:
-            self._events.append(ev.Caught(seat, target))
+        self._record(ev.Caught(seat, target))
         self._give(target, 2, "penalty")
 
     def _on_fanfare(self, seat: int | None) -> None:
@@ -797,8 +788,7 @@ class GameState:
             raise IllegalActionError(refusal, "R-KING-1")
         self.fanfare_queued = True
         landed = self.decision is TURN  # D-4
-        if self._events is not None:
-            self._events.append(ev.FanfareSounded(landed))
+        self._record(ev.FanfareSounded(landed))
         if landed:
             self._land_fanfare()
 
@@ -900,8 +890,8 @@ class GameState:
         self.jester_for_setup = True
         self.decision = JESTER
         self.decider = self.king
-        if self._events is not None:
-            self._events.append(ev.RoundStarted(self.round_no, self.dealer, self.king, start))
+        self.history = []
+        self._record(ev.RoundStarted(self.round_no, self.dealer, self.king, start))
 
     def _start_scepter(self) -> None:
         """Choosing the Jester (re)starts the scepter (R-SETUP-5, R-KING-2)."""
@@ -952,8 +942,7 @@ class GameState:
     def _plus_one(self, target: int, player: int) -> None:
         """A +1 draw; a player who has just gone out takes nothing more (docs/rules.md, D-1)."""
         if target == player and not self.hands[player]:
-            if self._events is not None:
-                self._events.append(ev.Drew(target, 0, "plus", ()))
+            self._record_draw(target, "plus", [])
             return
         self._give(target, 1, "plus")
 
@@ -968,8 +957,7 @@ class GameState:
             self._shuffle(discard)
             self.draw_pile = pile = discard
             self.discard = [top]
-            if self._events is not None:
-                self._events.append(ev.Reshuffled(len(pile)))
+            self._record(ev.Reshuffled(len(pile)))
         return pile.pop()
 
     def _give(self, seat: int, count: int, reason: str) -> None:
@@ -981,8 +969,21 @@ class GameState:
                 break
             drawn.append(card)
         self.hands[seat].extend(drawn)
+        self._record_draw(seat, reason, drawn)
+
+    def _record(self, event: ev.Event) -> None:
+        """A public event: into the round's history, and into the events :meth:`apply` returns."""
+        self.history.append(event)
         if self._events is not None:
-            self._events.append(ev.Drew(seat, len(drawn), reason, tuple(drawn)))
+            self._events.append(event)
+
+    def _record_draw(self, seat: int, reason: str, drawn: list[Card]) -> None:
+        """A draw: the history keeps it without its cards (only the drawer saw them), with the top card and the
+        colour it was drawn on."""
+        top, colour = self.discard[-1], self.active_colour
+        self.history.append(ev.Drew(seat, len(drawn), reason, None, top, colour))
+        if self._events is not None:
+            self._events.append(ev.Drew(seat, len(drawn), reason, tuple(drawn), top, colour))
 
     def _finish_turn(self, player: int, steps: int = 1) -> None:
         """``player``'s turn is fully resolved: end the round, or count the scepter (D-6) and start the turn
@@ -998,8 +999,7 @@ class GameState:
                 self.scepter_left = left
                 if left == 0 and not self.fanfare_queued:
                     self.fanfare_queued = True
-                    if self._events is not None:
-                        self._events.append(ev.FanfareSounded(True))
+                    self._record(ev.FanfareSounded(True))
         if self.fanfare_queued:
             self._land_fanfare()
             return
@@ -1031,8 +1031,7 @@ class GameState:
         self.jester_for_setup = False
         self.decision = JESTER
         self.decider = self.king
-        if self._events is not None:
-            self._events.append(ev.CrownPassed(old, self.king))
+        self._record(ev.CrownPassed(old, self.king))
 
     def _end_round(self, winner: int | None) -> None:
         """Score the round (R-SCORE-1, R-SCORE-4); ``None`` is a stalemate (R-TURN-6)."""

@@ -4,15 +4,18 @@ Only :class:`Drew` carries hidden information (the cards drawn); :func:`redact` 
 for everyone but the drawer, so that events can be sent to any player.
 
 A state also keeps the round's **public history** (``GameState.history``, shown in every
-:class:`~royal_revenge.engine.Observation`): the events of :data:`RECORDED`, in order, draws
-without their cards. It is what everyone at the table has seen, for bots that infer hidden
-hands from it (a player who chose to draw on a red top card probably held no red card).
+:class:`~royal_revenge.engine.Observation` as events): the events of :data:`RECORDED`, in
+order, draws without their cards. It is what everyone at the table has seen, for bots that
+infer hidden hands from it (a player who chose to draw on a red top card probably held no red
+card). The state keeps each event as a :data:`HistoryEntry`, a tuple of its name and its fields
+(cheap enough to record at every step of a simulation); :func:`from_entry` makes the event.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Final, TypeAlias, TypeGuard
+from typing import Any, Final, TypeAlias, TypeGuard
 
 from .cards import Card, Colour
 
@@ -41,6 +44,9 @@ __all__ = [
     "GameEnded",
     "Event",
     "RECORDED",
+    "HistoryEntry",
+    "from_entry",
+    "to_entry",
     "redact",
 ]
 
@@ -183,12 +189,61 @@ Event: TypeAlias = (
     | TurnStarted | RoundEnded | GameEnded
 )
 
-RECORDED: Final[tuple[type, ...]] = (
-    RoundStarted, Played, Drew, Passed, Kept, ColourChosen, VictimChosen, JesterChosen, UnoCalled, Caught,
-    Reshuffled, FanfareSounded, CrownPassed,
-)
+# The names of the events a round's history records (the first item of each entry).
+ROUND_STARTED: Final = "round_started"
+PLAYED: Final = "played"
+DREW: Final = "drew"
+PASSED: Final = "passed"
+KEPT: Final = "kept"
+COLOUR_CHOSEN: Final = "colour_chosen"
+VICTIM_CHOSEN: Final = "victim_chosen"
+JESTER_CHOSEN: Final = "jester_chosen"
+UNO_CALLED: Final = "uno_called"
+CAUGHT: Final = "caught"
+RESHUFFLED: Final = "reshuffled"
+FANFARE_SOUNDED: Final = "fanfare_sounded"
+CROWN_PASSED: Final = "crown_passed"
+
+RECORDED_BY_NAME: Final[dict[str, type]] = {
+    ROUND_STARTED: RoundStarted, PLAYED: Played, DREW: Drew, PASSED: Passed, KEPT: Kept,
+    COLOUR_CHOSEN: ColourChosen, VICTIM_CHOSEN: VictimChosen, JESTER_CHOSEN: JesterChosen, UNO_CALLED: UnoCalled,
+    CAUGHT: Caught, RESHUFFLED: Reshuffled, FANFARE_SOUNDED: FanfareSounded, CROWN_PASSED: CrownPassed,
+}
+RECORDED: Final[tuple[type, ...]] = tuple(RECORDED_BY_NAME.values())
 """The events a round's public history records. The others follow from these (a turn starting, a
 Skip's skipped seat, a Reverse's direction) or are kept elsewhere (the round's end: ``last_round``)."""
+_NAME_OF: Final[dict[type, str]] = {kind: name for name, kind in RECORDED_BY_NAME.items()}
+FIELDS_OF: Final[dict[type, tuple[str, ...]]] = {
+    kind: tuple(f.name for f in dataclasses.fields(kind)) for kind in RECORDED
+}
+"""Each recorded event's fields, in order."""
+
+HistoryEntry: TypeAlias = tuple[Any, ...]
+"""One event of a round's history as a state keeps it: the event's name, then its fields in order, e.g.
+``("played", 1, Card('R7'), False)`` or ``("drew", 2, 1, "turn", None, Card('R5'), Colour.RED)``."""
+
+
+def from_entry(entry: HistoryEntry) -> Event:
+    """The event a history entry records.
+
+    >>> from_entry(("played", 1, Card.parse("R7"), False))
+    Played(seat=1, card=Card('R7'), uno=False)
+    """
+    event: Event = RECORDED_BY_NAME[entry[0]](*entry[1:])
+    return event
+
+
+def to_entry(event: Event) -> HistoryEntry:
+    """The history entry of a recorded event (a draw's cards left out).
+
+    >>> to_entry(Kept(2))
+    ('kept', 2)
+    """
+    kind = type(event)
+    values = [getattr(event, name) for name in FIELDS_OF[kind]]
+    if kind is Drew:
+        values[3] = None
+    return (_NAME_OF[kind], *values)
 
 
 def private_to(event: Event) -> int | None:

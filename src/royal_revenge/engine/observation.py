@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .cards import CARD_TEXT, FULL_DECK, Card, Colour
-from .events import Event
+from .events import Event, HistoryEntry, from_entry
 from .fields import STATE_FIELDS, Form, Seen
 from .options import GameOptions
 from .records import writer
@@ -60,53 +60,60 @@ _HISTORY_SHOWN: Final = next(index for index, (_, _, form) in enumerate(_SHOWN) 
 
 
 def _thawed(value: Any) -> Any:
-    return list(value) if isinstance(value, (tuple, History)) else value
+    if isinstance(value, History):
+        return value.entries
+    return list(value) if isinstance(value, tuple) else value
 
 
 class History:
     """A round's public history as an observation shows it: its events, oldest first, read only.
 
     It behaves as a tuple of events (``len``, indexing, slicing, iteration, equality with a
-    tuple or list of the same events) without copying the state's list: a round's history only
-    grows (a new round starts a new list), so the first ``length`` events never change.
+    tuple or list of the same events), made from the state's entries (events.HistoryEntry) as
+    they are read, without copying them: a round's history only grows (a new round starts a new
+    list), so its first ``length`` entries never change.
     """
 
-    __slots__ = ("_events", "_length")
+    __slots__ = ("_entries", "_length")
 
-    def __init__(self, events: list[Event], length: int | None = None) -> None:
-        self._events = events
-        self._length = len(events) if length is None else length
+    def __init__(self, entries: list[HistoryEntry], length: int | None = None) -> None:
+        self._entries = entries
+        self._length = len(entries) if length is None else length
+
+    @property
+    def entries(self) -> list[HistoryEntry]:
+        """The entries themselves (a new list): each event's name and its fields."""
+        return self._entries[: self._length]
 
     def __len__(self) -> int:
         return self._length
 
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
-            return tuple(self._events[: self._length][index])
+            return tuple([from_entry(entry) for entry in self._entries[: self._length][index]])
         if not -self._length <= index < self._length:
             raise IndexError("history index out of range")
-        return self._events[index if index >= 0 else self._length + index]
+        return from_entry(self._entries[index if index >= 0 else self._length + index])
 
     def __iter__(self) -> Iterator[Event]:
-        events = self._events
+        entries = self._entries
         for index in range(self._length):
-            yield events[index]
+            yield from_entry(entries[index])
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, History):
             return self._length == other._length and (
-                self._events is other._events or self._events[: self._length] == other._events[: other._length]
+                self._entries is other._entries or self.entries == other.entries
             )
         if isinstance(other, (tuple, list)):
-            return len(other) == self._length and list(other) == self._events[: self._length]
+            return len(other) == self._length and list(self) == list(other)
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(tuple(self._events[: self._length]))
+        return hash(tuple(self._entries[: self._length]))
 
     def __repr__(self) -> str:
-        return f"History({self._events[: self._length]!r})"
-
+        return f"History({list(self)!r})"
 
 
 @dataclass(frozen=True, slots=True)

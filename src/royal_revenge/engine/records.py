@@ -17,7 +17,6 @@ True
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import re
@@ -77,13 +76,7 @@ def _json_or_none(value: RoundResult | Outcome | None) -> dict[str, Any] | None:
 # The history (engine/events.py, RECORDED): each event as a list, its name then its fields in order,
 # e.g. ["played", 1, "R7", false] or ["drew", 2, 1, "turn", null, "R5", "R"].
 
-_EVENT_NAMES: Final[dict[type, str]] = {
-    kind: "".join(f"_{c.lower()}" if c.isupper() else c for c in kind.__name__).lstrip("_") for kind in ev.RECORDED
-}
-_RECORDED_BY_NAME: Final = {name: kind for kind, name in _EVENT_NAMES.items()}
-_EVENT_FIELDS: Final[dict[type, tuple[str, ...]]] = {
-    kind: tuple(f.name for f in dataclasses.fields(kind)) for kind in ev.RECORDED
-}
+_RECORDED_BY_NAME: Final = ev.RECORDED_BY_NAME
 _SEAT_FIELDS: Final = frozenset({"seat", "king", "victim", "jester", "catcher", "old_king", "new_king", "dealer"})
 _DRAW_REASONS: Final = ("turn", "plus", "penalty")
 
@@ -96,9 +89,8 @@ def _event_value(value: Any) -> Any:
     return value
 
 
-def _history_json(history: Sequence[Event]) -> list[list[Any]]:
-    return [[_EVENT_NAMES[type(event)], *[_event_value(getattr(event, name)) for name in _EVENT_FIELDS[type(event)]]]
-            for event in history]
+def _history_json(history: Sequence[ev.HistoryEntry]) -> list[list[Any]]:
+    return [[_event_value(value) for value in entry] for entry in history]
 
 
 _WRITERS: Final[dict[Form, Callable[[Any], Any]]] = {
@@ -207,12 +199,12 @@ def _read(form: Form, r: _Reader, key: str, n: int) -> Any:
 _WRITTEN: Final = tuple(f for f in STATE_FIELDS if f.key)
 
 
-def _event_from_json(entry: object, what: str, n: int) -> Event:
+def _event_from_json(entry: object, what: str, n: int) -> ev.HistoryEntry:
     """One event of a history (``[name, *fields]``), every field checked."""
     if not isinstance(entry, list) or not entry or entry[0] not in _RECORDED_BY_NAME:
         raise RecordError(f"{what} must be a list: an event's name ({', '.join(_RECORDED_BY_NAME)}) and its fields")
     kind = _RECORDED_BY_NAME[entry[0]]
-    names = _EVENT_FIELDS[kind]
+    names = ev.FIELDS_OF[kind]
     if len(entry) != len(names) + 1:
         raise RecordError(f"{what}: {entry[0]} has {len(names)} fields ({', '.join(names)})")
     r = _Reader(dict(zip(names, entry[1:], strict=True)), f"{what} ({entry[0]})")
@@ -242,8 +234,7 @@ def _event_from_json(entry: object, what: str, n: int) -> Event:
             values.append(r.get(name))
         else:  # uno, landed
             values.append(r.bool(name))
-    event: Event = kind(*values)
-    return event
+    return (entry[0], *values)
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:

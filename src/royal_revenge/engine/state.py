@@ -209,8 +209,9 @@ class GameState:
     round_no: int
     last_round: RoundResult | None
     result: Outcome | None
-    history: list[ev.Event]
-    """This round's public events, oldest first (events.RECORDED; draws without their cards)."""
+    history: list[ev.HistoryEntry]
+    """This round's public events, oldest first, each as its name and fields (events.HistoryEntry; draws without
+    their cards). ``observe(seat).history`` shows them as events."""
     rng: int
     """The state of the seeded SplitMix64 generator used for every shuffle and random choice."""
     _events: list[ev.Event] | None
@@ -642,10 +643,10 @@ class GameState:
         self.discard.append(card)
         self.drawn = None
         self.passes = 0
-        self._record(ev.Played(player, card, uno))
+        self._record((ev.PLAYED, player, card, uno))
         if len(hand) == 1:
             if uno:
-                self._record(ev.UnoCalled(player))
+                self._record((ev.UNO_CALLED, player))
             else:
                 self.uno_seat = player  # anyone may catch them until the next player begins (R-UNO-2)
         self._take_effect(player, card)
@@ -695,7 +696,7 @@ class GameState:
         card = self._take_card()
         if card is None:
             self.passes |= 1 << player
-            self._record(ev.Passed(player))
+            self._record((ev.PASSED, player))
             if self.passes == (1 << self.players) - 1:
                 self._end_round(None)  # stalemate (R-TURN-6)
             else:
@@ -713,14 +714,14 @@ class GameState:
             self._refuse(seat, DRAWN, "keep the drawn card")
         player = seat
         self.drawn = None
-        self._record(ev.Kept(player))
+        self._record((ev.KEPT, player))
         self._finish_turn(player)
 
     def _on_colour(self, seat: int | None, action: ChooseColour) -> None:
         """R-ACT-WILD: the King names the colour."""
         self._require(seat, COLOUR, "choose a colour")
         self.active_colour = action.colour
-        self._record(ev.ColourChosen(self.king, action.colour))
+        self._record((ev.COLOUR_CHOSEN, self.king, action.colour))
         self._resume_after_choice()
 
     def _on_victim(self, seat: int | None, action: ChooseVictim) -> None:
@@ -729,7 +730,7 @@ class GameState:
         victim = action.seat
         if not 0 <= victim < self.players:
             raise IllegalActionError(f"there is no seat {victim!r} to draw", "R-ACT-KC")
-        self._record(ev.VictimChosen(self.king, victim))
+        self._record((ev.VICTIM_CHOSEN, self.king, victim))
         self._plus_one(victim, self.resolving)
         self._resume_after_choice()
 
@@ -742,7 +743,7 @@ class GameState:
         if jester == self.king:
             raise IllegalActionError("the King cannot be their own Jester", "R-SETUP-5")
         self.jester = jester
-        self._record(ev.JesterChosen(self.king, jester))
+        self._record((ev.JESTER_CHOSEN, self.king, jester))
         self._start_scepter()
         if self.jester_for_setup:
             self._apply_start_card()
@@ -758,7 +759,7 @@ class GameState:
             reason = f"seat {seat} holds {held} cards" if held != 1 else f"seat {seat} has no UNO to call now"
             raise IllegalActionError(f"no call is due: {reason}", "R-UNO-3")
         self.uno_seat = None
-        self._record(ev.UnoCalled(seat))
+        self._record((ev.UNO_CALLED, seat))
 
     def _on_catch(self, seat: int | None, action: Catch) -> None:
         """R-UNO-2: anyone who catches the player who forgot UNO makes them draw two."""
@@ -776,7 +777,7 @@ class GameState:
                 f"seat {target} holds {len(self.hands[target])} cards, not one, and cannot be caught", "R-UNO-2"
             )
         self.uno_seat = None
-        self._record(ev.Caught(seat, target))
+        self._record((ev.CAUGHT, seat, target))
         self._give(target, 2, "penalty")
 
     def _on_fanfare(self, seat: int | None) -> None:
@@ -788,7 +789,7 @@ class GameState:
             raise IllegalActionError(refusal, "R-KING-1")
         self.fanfare_queued = True
         landed = self.decision is TURN  # D-4
-        self._record(ev.FanfareSounded(landed))
+        self._record((ev.FANFARE_SOUNDED, landed))
         if landed:
             self._land_fanfare()
 
@@ -891,7 +892,7 @@ class GameState:
         self.decision = JESTER
         self.decider = self.king
         self.history = []
-        self._record(ev.RoundStarted(self.round_no, self.dealer, self.king, start))
+        self._record((ev.ROUND_STARTED, self.round_no, self.dealer, self.king, start))
 
     def _start_scepter(self) -> None:
         """Choosing the Jester (re)starts the scepter (R-SETUP-5, R-KING-2)."""
@@ -957,7 +958,7 @@ class GameState:
             self._shuffle(discard)
             self.draw_pile = pile = discard
             self.discard = [top]
-            self._record(ev.Reshuffled(len(pile)))
+            self._record((ev.RESHUFFLED, len(pile)))
         return pile.pop()
 
     def _give(self, seat: int, count: int, reason: str) -> None:
@@ -971,17 +972,18 @@ class GameState:
         self.hands[seat].extend(drawn)
         self._record_draw(seat, reason, drawn)
 
-    def _record(self, event: ev.Event) -> None:
-        """A public event: into the round's history, and into the events :meth:`apply` returns."""
-        self.history.append(event)
+    def _record(self, entry: ev.HistoryEntry) -> None:
+        """A public event (its name and fields): into the round's history, and into the events :meth:`apply`
+        returns."""
+        self.history.append(entry)
         if self._events is not None:
-            self._events.append(event)
+            self._events.append(ev.from_entry(entry))
 
     def _record_draw(self, seat: int, reason: str, drawn: list[Card]) -> None:
         """A draw: the history keeps it without its cards (only the drawer saw them), with the top card and the
         colour it was drawn on."""
         top, colour = self.discard[-1], self.active_colour
-        self.history.append(ev.Drew(seat, len(drawn), reason, None, top, colour))
+        self.history.append((ev.DREW, seat, len(drawn), reason, None, top, colour))
         if self._events is not None:
             self._events.append(ev.Drew(seat, len(drawn), reason, tuple(drawn), top, colour))
 
@@ -999,7 +1001,7 @@ class GameState:
                 self.scepter_left = left
                 if left == 0 and not self.fanfare_queued:
                     self.fanfare_queued = True
-                    self._record(ev.FanfareSounded(True))
+                    self._record((ev.FANFARE_SOUNDED, True))
         if self.fanfare_queued:
             self._land_fanfare()
             return
@@ -1031,7 +1033,7 @@ class GameState:
         self.jester_for_setup = False
         self.decision = JESTER
         self.decider = self.king
-        self._record(ev.CrownPassed(old, self.king))
+        self._record((ev.CROWN_PASSED, old, self.king))
 
     def _end_round(self, winner: int | None) -> None:
         """Score the round (R-SCORE-1, R-SCORE-4); ``None`` is a stalemate (R-TURN-6)."""

@@ -139,6 +139,29 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[index]
 
 
+def paired_differences(
+    matchups: Sequence[tuple[str, str, str, int]], results: Sequence[GameResult]
+) -> list[dict[str, Any]]:
+    """For every two match-ups against the same opponent, the difference of their win rates over the deals both
+    played (the same deals and opponents: see play_one), with a 95% interval from the paired differences."""
+    won = {(r.matchup, r.index): r.won for r in results}
+    paired = []
+    for i, (a, _, opponent_a, _) in enumerate(matchups):
+        for b, _, opponent_b, _ in matchups[i + 1:]:
+            if opponent_a != opponent_b:
+                continue
+            deals = [index for (label, index) in won if label == a and (b, index) in won]
+            if not deals:
+                continue
+            diffs = [int(won[a, index]) - int(won[b, index]) for index in deals]
+            mean = statistics.fmean(diffs)
+            half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else float("inf")
+            paired.append({"a": a, "b": b, "deals": len(deals), "difference": mean,
+                           "difference95": [mean - half, mean + half],
+                           "a_only": diffs.count(1), "b_only": diffs.count(-1)})
+    return paired
+
+
 def parse_search_games(text: str) -> list[tuple[float, int]]:
     pairs = []
     for item in text.split(","):
@@ -247,6 +270,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for e in searched_entries:
             print(f"  {e['matchup']:34} {e['searched_decisions']:10d} {e['searched_ms_median']:10.2f} "
                   f"{e['searched_ms_p99']:9.2f} {e['rollouts_median']:9.0f}")
+    paired = paired_differences(matchups, results)
+    if paired:
+        print("\nPaired on the same deals (A's rate less B's, with its 95% interval; A alone won / B alone won):")
+        for entry in paired:
+            low, high = entry["difference95"]
+            print(f"  {entry['a']} - {entry['b']}: {entry['difference']:+.1%} [{low:+.1%}, {high:+.1%}] on "
+                  f"{entry['deals']} deals ({entry['a_only']} / {entry['b_only']})")
+        report["paired"] = paired
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(report, handle, indent=2)

@@ -141,3 +141,20 @@ def test_a_document_with_a_bad_history_is_refused_in_plain_words() -> None:
         with pytest.raises(RecordError, match=words):
             state_from_json(bad)
     assert state_from_json(document) == state
+
+
+def test_an_observations_history_does_not_change_as_the_game_goes_on() -> None:
+    """The observation shows the history as it was: later events, and the next deal, do not reach it."""
+    state = position(hands=HANDS, discard="R7", draw="Y7 G8", king=3, jester=2,
+                     options=GameOptions(players=4, target_score=10_000, scepter_turns=None))
+    apply(state, "0:R1")
+    view = state.observe(1).history
+    assert len(view) == 1 and view[0] == view[-1] == events.Played(0, C("R1"), False)
+    apply(state, "1:draw", "1:keep", "2:R5")
+    assert len(view) == 1 and list(view) == [events.Played(0, C("R1"), False)]
+    later = state.observe(1).history
+    assert len(later) == 4 and later[1:3] == (events.Drew(1, 1, "turn", None, C("R1"), Colour.RED), events.Kept(1))
+    assert later != view and later[:1] == tuple(view) and hash(state.observe(0).history) == hash(later)
+    with pytest.raises(IndexError):
+        view[1]
+    assert state.observe(2).sample_state(random.Random(3)).history == state.history

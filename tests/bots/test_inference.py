@@ -120,9 +120,9 @@ def test_sample_state_refuses_hands_that_do_not_agree() -> None:
     assert sample.observe(0) == view
 
 
-def test_the_search_infers_unless_told_not_to() -> None:
-    assert SearchAgent(seed=1).inference
-    assert not make_agent("search", seed=1, inference=False).inference  # type: ignore[attr-defined]
+def test_the_search_infers_when_told_to() -> None:
+    assert not SearchAgent(seed=1).inference
+    assert make_agent("search", seed=1, inference=True).inference  # type: ignore[attr-defined]
     with pytest.raises(BotConfigError, match="inference must be true or false"):
         make_agent("search", seed=1, inference="yes")
 

@@ -61,7 +61,7 @@ _PARAMS: Final[Mapping[str, Mapping[str, str]]] = {
         "iterations": "a whole number of rollouts, at least 1",
         "budget_ms": "a positive number of milliseconds",
         "rollout_steps": "a whole number, at least 0",
-        "inference": "true or false: deal the hidden hands as the round's history suggests (default true)",
+        "inference": "true or false: deal the hidden hands as the round's history suggests (default false)",
         "clock": "a function returning seconds",
     },
 }

@@ -74,19 +74,23 @@ class Timed:
 
 def make(spec: str, seed: int, clock: str = "wall") -> Agent:
     """``random``, ``heuristic``, ``search@MS`` (milliseconds per decision, on the given clock) or ``search#N``
-    (N rollouts per decision); ``search-uniform@MS`` and ``search-uniform#N`` deal the hidden hands uniformly
-    instead of as the history suggests."""
+    (N rollouts per decision), with ``/STEPS`` for rollouts of STEPS steps (``search#200/60``);
+    ``search-uniform@MS`` and ``search-uniform#N`` deal the hidden hands uniformly instead of as the history
+    suggests."""
     if spec == "random":
         return RandomAgent(seed)
     if spec == "heuristic":
         return HeuristicAgent(seed)
     base, at, budget = spec.partition("@") if "@" in spec else spec.partition("#")
+    budget, _, steps = budget.partition("/")
     if base in ("search", "search-uniform") and budget:
-        inference = base == "search"
+        settings: dict[str, Any] = {"inference": base == "search", "name": spec}
+        if steps:
+            settings["rollout_steps"] = int(steps)
         if at == "@":
             timer = time.process_time if clock == "cpu" else time.perf_counter
-            return SearchAgent(seed, budget_ms=float(budget), clock=timer, inference=inference, name=spec)
-        return SearchAgent(seed, iterations=int(budget), inference=inference, name=spec)
+            return SearchAgent(seed, budget_ms=float(budget), clock=timer, **settings)
+        return SearchAgent(seed, iterations=int(budget), **settings)
     raise ValueError(f"unknown agent spec {spec!r}")
 
 
@@ -190,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--matchups", default="",
         help="more TESTED:OPPONENT:GAMES match-ups, comma-separated, e.g. search#200:heuristic:2000,"
         "search-uniform#200:heuristic:2000 (bots: random, heuristic, search@MS, search#ROLLOUTS, "
-        "search-uniform@MS, search-uniform#ROLLOUTS)",
+        "search-uniform@MS, search-uniform#ROLLOUTS; /STEPS after the budget sets the rollouts' length)",
     )
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)

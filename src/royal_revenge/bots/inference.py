@@ -68,37 +68,29 @@ class HandInference:
         drawing = [False] * observation.players
         """Whether the seat has just drawn for its turn (so that a card it plays now is the one it drew)."""
         for event in observation.history:
-            kind = type(event)
-            if kind is ev.Played:
-                assert isinstance(event, ev.Played)
+            if isinstance(event, ev.Played):
                 top, colour = event.card, COLOUR_OF[event.card]
                 if drawing[event.seat]:  # the card drawn, played: the cards left are as old as they were
                     drawing[event.seat] = False
                     for lack in lacks[event.seat]:
                         lack.drawn_since -= 1
-            elif kind is ev.ColourChosen:
-                assert isinstance(event, ev.ColourChosen)
+            elif isinstance(event, ev.ColourChosen):
                 colour = event.colour
-            elif kind is ev.RoundStarted:
-                assert isinstance(event, ev.RoundStarted)
+            elif isinstance(event, ev.RoundStarted):
                 top, colour = event.start_card, COLOUR_OF[event.start_card]
                 lacks = [[] for _ in range(observation.players)]
-            elif kind is ev.Drew:
-                assert isinstance(event, ev.Drew)
+            elif isinstance(event, ev.Drew):
                 for lack in lacks[event.seat]:
                     lack.drawn_since += event.count
                 if event.reason == "turn" and event.top is not None and event.colour is not None:
                     lacks[event.seat].append(_Lack(event.top, event.colour, event.count))
                     drawing[event.seat] = True
-            elif kind is ev.Kept:
-                assert isinstance(event, ev.Kept)
+            elif isinstance(event, ev.Kept):
                 drawing[event.seat] = False
                 if lacks[event.seat]:  # the card kept did not match either: it is as old as the rest
                     lacks[event.seat][-1].drawn_since -= 1
-            elif kind is ev.Passed:
-                assert isinstance(event, ev.Passed)
-                if top is not None and colour is not None:
-                    lacks[event.seat].append(_Lack(top, colour, 0))
+            elif isinstance(event, ev.Passed) and top is not None and colour is not None:
+                lacks[event.seat].append(_Lack(top, colour, 0))
         me = observation.seat
         self.lacks: list[list[tuple[Card, Colour, int]]] = [
             [] if seat == me else [

@@ -16,6 +16,10 @@ from royal_revenge.sim.tournament import TournamentConfig, run_tournament
 
 from .test_tournament import invoke, small
 
+# Ray starts its processes with subprocess (a fork, then an exec at once, no Python in between): the warning JAX
+# gives for any fork of a multithreaded process (JAX is imported by earlier tests of the same run) does not apply.
+pytestmark = pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
+
 COMMAND = str(Path(sys.executable).parent / "royal-revenge")
 
 

@@ -11,13 +11,17 @@ import os
 import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from websockets.frames import Frame, Opcode
 
 import royal_revenge.server.app as server_app
+from royal_revenge.server.protocol import CLOSE_MOVED
+from royal_revenge.server.throttle import Limits, Throttle
 from royal_revenge.server.websocket import SERVER_OPTIONS
+from royal_revenge.session.settings import TableError
 
 from .conftest import RATE_LIMIT, SAFETY, Client, Server, open_game, running_server, settle
 
@@ -311,3 +315,43 @@ async def test_a_seat_is_forgotten_once_its_connection_is_gone(server: Server) -
     async with asyncio.timeout(SAFETY):  # (as soon as its allowance would have refilled: at once, unlimited here)
         while len(lines):
             await asyncio.sleep(0.01)
+
+
+async def test_a_table_that_moves_while_a_connection_subscribes_is_refused_with_moved() -> None:
+    """A cluster: the table may move to another process between a connection's hello and its subscription (the
+    seat's "connected" cannot be written once the lease is lost). The client is told "moved" and closed with the
+    code that makes it reconnect through the balancer, nothing escapes as an error of the server, and the
+    connection leaves no subscriber behind."""
+
+    class MovingHub:
+        def __init__(self) -> None:
+            self.unsubscribed: list[object] = []
+
+        async def get(self, code: str) -> Any:
+            return SimpleNamespace(table=SimpleNamespace(code=code, seat_of=lambda token: 0))
+
+        async def subscribe(self, code: str, subscriber: object) -> None:
+            raise TableError("moved", "This table moved to another server; try again")
+
+        async def unsubscribe(self, code: str, subscriber: object) -> None:
+            self.unsubscribed.append(subscriber)
+
+    hub = MovingHub()
+    scope = {"type": "websocket", "path": "/ws/ABCDEFGHJK", "query_string": b"", "client": ("127.0.0.1", 5000),
+             "headers": [], "app": SimpleNamespace(state=SimpleNamespace(throttle=Throttle(Limits()), hub=hub))}
+    incoming = [{"type": "websocket.connect"},
+                {"type": "websocket.receive", "text": json.dumps({"type": "hello", "token": "seat-token"})}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0)
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await server_app.serve_socket(scope, receive, send, "ABCDEFGHJK", hub, server_app._SeatLines())  # type: ignore[arg-type]
+    assert sent[0] == {"type": "websocket.accept"}
+    error = json.loads(sent[1]["text"])
+    assert (error["type"], error["code"]) == ("error", "moved")
+    assert sent[2] == {"type": "websocket.close", "code": CLOSE_MOVED}
+    assert len(sent) == 3 and len(hub.unsubscribed) == 1

@@ -470,6 +470,13 @@ async def _hello(scope: dict[str, Any], receive: Any) -> HelloMessage:
     return parse_hello(raw if raw is not None else message.get("bytes") or b"")
 
 
+async def _refuse(send: Any, error: ProtocolError | TableError) -> None:
+    """Refuse a connection: the reason as an error message, then the close code that tells the client what to do."""
+    with contextlib.suppress(OSError, RuntimeError):  # (the client may be gone already)
+        await send({"type": "websocket.send", "text": error_message(error.code, str(error))})
+        await send({"type": "websocket.close", "code": _REFUSED.get(error.code, _CLOSE_NO_TABLE)})
+
+
 async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str, hub: Hub,
                        seat_lines: _SeatLines) -> None:
     """One connection (raw ASGI): the hello and the seat, then a receiver and a sender task until either ends."""
@@ -491,16 +498,19 @@ async def serve_socket(scope: dict[str, Any], receive: Any, send: Any, code: str
             except TableError as error:
                 raise ProtocolError("bad_hello", f"{error}") from None
     except (ProtocolError, TableError) as error:
-        with contextlib.suppress(OSError, RuntimeError):  # (the client may be gone already)
-            await send({"type": "websocket.send", "text": error_message(error.code, str(error))})
-            await send({"type": "websocket.close", "code": _REFUSED.get(error.code, _CLOSE_NO_TABLE)})
+        await _refuse(send, error)
         return
     except _Gone:
         return
     outbox = _Outbox(send)
     subscriber = Subscriber(seat, outbox.put, token=token if seat is not None else None, close=outbox.close)
     table_code = live.table.code
-    await hub.subscribe(table_code, subscriber)
+    try:
+        await hub.subscribe(table_code, subscriber)
+    except TableError as error:  # (a cluster: the table moved to another process meanwhile; the client reconnects)
+        await hub.unsubscribe(table_code, subscriber)
+        await _refuse(send, error)
+        return
     allowance = seat_lines.claim(token, outbox) if token is not None and seat is not None else _Allowance()
     log.info("connected", extra={"table": table_code, "seat": seat})
     messages = _Messages(hub, table_code, token, seat, outbox, subscriber, allowance, scope["app"].state.throttle,

@@ -207,10 +207,14 @@ def test_the_kings_three_decisions_and_the_fanfare(pages: Any, server_url: str, 
     while time.monotonic() < deadline and not ({"colour", "victim", "jester"} <= seen and crown_flew):
         crown_flew = crown_flew or page.locator("#fx .crown-flight").count() > 0
         if visible(page, "#royal"):
-            kind = next((k for k in ("colour", "victim", "jester") if page.locator(f"#royal button[data-{k}]").count()),
-                        None)
+            # The sheet's kind and its title read at once: the fanfare may change the decision between two reads.
+            kind, title = page.evaluate("""() => {
+                const sheet = document.querySelector('#royal');
+                const kind = ['colour', 'victim', 'jester'].find(k => sheet.querySelector(`button[data-${k}]`));
+                return [kind ?? null, sheet.querySelector('h2')?.innerText ?? ''];
+            }""")
+            title = title.removeprefix("👑").strip()
             if kind is not None and kind not in seen:
-                title = page.inner_text("#royal h2").removeprefix("👑").strip()
                 assert title == {"colour": "You are the King: choose the colour",
                                  "victim": "You are the King: choose who draws one card",
                                  "jester": "You are the King: choose who wears the Jester Hat"}[kind]

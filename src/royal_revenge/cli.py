@@ -249,6 +249,8 @@ def _writable_target(path: Path | None, what: str) -> None:
               help="Rollouts per decision of the search bots (search, hard).")
 @click.option("--budget-ms", type=click.IntRange(min=1), default=None,
               help="Milliseconds per decision of the search bots; the results then vary with the machine's load.")
+@click.option("--expert-weights", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Weights for the expert bot (written by royal-revenge train) instead of the shipped ones.")
 @click.option("--clock-budgets", is_flag=True,
               help="Keep the bots' own time limits (hard's 100 ms); by default they play on rollouts alone, "
                    "so that the results depend on --seed only.")
@@ -263,8 +265,8 @@ def tournament(
     players: int, target: int, scoring: str, single_round: bool, reverse_skips: bool, scepter: str,
     bots: str, games: int, seed: int, rounds_only: bool | None, workers: int | None, ray_address: str | None,
     iterations: int | None,
-    budget_ms: int | None, clock_budgets: bool, json_path: Path | None, csv_path: Path | None,
-    chart_path: Path | None, progress: bool,
+    budget_ms: int | None, expert_weights: Path | None, clock_budgets: bool, json_path: Path | None,
+    csv_path: Path | None, chart_path: Path | None, progress: bool,
 ) -> None:
     """Play many games between bots, seats rotated, and print each bot's results.
 
@@ -305,6 +307,14 @@ def tournament(
         if not bot_params and all(name in BOT_NAMES for name in names):
             raise click.UsageError("--iterations and --budget-ms set the search bots (search, hard), "
                                    "and --bots names none")
+    if expert_weights is not None:
+        if "expert" not in names:
+            raise click.UsageError("--expert-weights sets the expert bot, and --bots names none")
+        try:
+            make_agent("expert", seed=0, weights=str(expert_weights))
+        except BotConfigError as error:
+            raise click.UsageError(f"--expert-weights: {error}") from None
+        bot_params["expert"] = {"weights": str(expert_weights.resolve())}
     try:
         config = TournamentConfig(
             bots=tuple(names), players=players, games=games, seed=seed, full_games=full_games, options=options,
@@ -367,6 +377,66 @@ def tournament(
         except OSError as error:
             raise click.UsageError(f"cannot write the {what} to {path}: {error.strerror}") from None
         click.echo(f"{what} written to {path}")
+
+
+@cli.command()
+@click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              help="Training time (the evaluations come on top).")
+@click.option("--updates", type=click.IntRange(min=1), default=None,
+              help="Stop after this many updates instead of after --minutes.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("expert.npz"), show_default=True,
+              help="The weights for the expert bot (play them with: royal-revenge tournament -b expert ... or the "
+                   "bot parameter weights).")
+@click.option("--checkpoint", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The checkpoint to write and to --resume from.  [default: --out with the suffix .pt]")
+@click.option("--resume", is_flag=True, help="Go on from --checkpoint.")
+@click.option("--eval-every", type=click.IntRange(min=0), default=25, show_default=True,
+              help="Updates between evaluations and checkpoints (0: only at the end).")
+@click.option("--eval-rounds", type=click.IntRange(min=0), default=400, show_default=True,
+              help="4-player rounds against three heuristic bots in each evaluation.")
+@click.option("--hidden", type=click.IntRange(8, 4096), default=256, show_default=True, help="Units per hidden layer.")
+@click.option("--layers", type=click.IntRange(1, 8), default=2, show_default=True, help="Hidden layers.")
+@click.option("--backend", type=click.Choice(["numba", "numpy"]), default="numba", show_default=True,
+              help="The batched core the games run on (numba: pip install 'royal-revenge[numba]').")
+@click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="PyTorch's threads.")
+@click.option("--seed", "-s", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the training.")
+def train(minutes: float, updates: int | None, out: Path, checkpoint: Path | None, resume: bool, eval_every: int,
+          eval_rounds: int, hidden: int, layers: int, backend: str, threads: int, seed: int) -> None:
+    """Train the expert bot's policy by self-play (PyTorch on the CPU: pip install 'royal-revenge[rl,train]').
+
+    One network plays every seat of 1,024 games at once, at every table size, one round per game, and
+    learns by PPO. Progress is logged as it goes; every --eval-every updates the policy plays 4-player
+    rounds against three heuristic bots, and the checkpoint and the weights are written, so that an
+    interrupted run loses little and --resume goes on from it.
+    """
+    if backend == "numba":
+        try:
+            import numba  # noqa: F401
+        except ImportError:
+            raise click.UsageError("--backend numba needs Numba: pip install 'royal-revenge[numba]' "
+                                   "(or choose --backend numpy)") from None
+    try:
+        from .rl.train import TrainConfig
+        from .rl.train import train as run_training
+    except ImportError as error:
+        raise click.UsageError(str(error)) from None
+    checkpoint = checkpoint or out.with_suffix(".pt")
+    _writable_target(out, "weights")
+    _writable_target(checkpoint, "checkpoint")
+    if resume and not checkpoint.is_file():
+        raise click.UsageError(f"--resume: there is no checkpoint at {checkpoint}")
+    config = TrainConfig(minutes=minutes, updates=updates or 0, seed=seed, threads=threads, eval_every=eval_every,
+                         eval_rounds=eval_rounds, hidden=hidden, layers=layers, backend=backend,
+                         checkpoint=checkpoint, export=out, resume=resume)
+    try:
+        run_training(config, log=lambda line: click.echo(line))
+    except ValueError as error:  # a checkpoint of another network
+        raise click.UsageError(str(error)) from None
+    except KeyboardInterrupt:
+        raise click.ClickException(f"interrupted: the last checkpoint is in {checkpoint}; --resume goes on "
+                                   "from it") from None
+    click.echo(f"weights written to {out}; try them: royal-revenge tournament -p 4 -b expert,heuristic,heuristic,"
+               f"heuristic --rounds-only -n 400 --expert-weights {out}")
 
 
 @cli.command()
@@ -498,7 +568,7 @@ def _in_terminal() -> bool:
 @click.option("--players", "-p", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=None,
               help="Players at a local table, you included (R-SETUP-1).  [default: 4, or one more than --bots]")
 @click.option("--bots", "-b", default="normal", show_default=True, metavar="LEVEL[,LEVEL...]",
-              help="Bot levels (easy, normal, hard): one for every bot, or one per bot.")
+              help="Bot levels (easy, normal, hard, expert): one for every bot, or one per bot.")
 @click.option("--target", type=click.IntRange(min=1), default=500, show_default=True,
               help="Points that win the game (R-SCORE-5).")
 @click.option("--scoring", type=click.Choice(["standard", "lowest-tally"]), default="standard", show_default=True,
@@ -542,7 +612,7 @@ def play(
     from .client import ClientError, LocalClient, LocalGame, RemoteClient, load_save, parse_join_target
     from .client.base import TableClient
     from .client.seats import SeatStore
-    from .session import TableError, TableSettings
+    from .session import BOT_LEVELS, TableError, TableSettings
 
     def given(*names: str) -> list[str]:
         return [f"--{n.replace('_', '-')}" for n in names
@@ -585,10 +655,10 @@ def play(
             raise click.UsageError("--server goes with --join CODE or --watch CODE")
         levels = [level.strip().lower() for level in bots.split(",") if level.strip()]
         if not levels:
-            raise click.UsageError("--bots names no level (choose from easy, normal, hard)")
+            raise click.UsageError("--bots names no level (choose from easy, normal, hard, expert)")
         for level in levels:
-            if level not in ("easy", "normal", "hard"):
-                raise click.UsageError(f"--bots: choose from easy, normal, hard, not {level!r}")
+            if level not in BOT_LEVELS:
+                raise click.UsageError(f"--bots: choose from easy, normal, hard, expert, not {level!r}")
         if players is None:
             players = 1 + len(levels) if len(levels) > 1 else 4
         if len(levels) == 1:

@@ -21,7 +21,7 @@ from royal_revenge.sim import play_game
 
 
 def test_names() -> None:
-    assert BOT_NAMES == ("random", "heuristic", "search", "easy", "normal", "hard")
+    assert BOT_NAMES == ("random", "heuristic", "search", "expert", "easy", "normal", "hard")
 
 
 @pytest.mark.parametrize("name", BOT_NAMES)

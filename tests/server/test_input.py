@@ -167,7 +167,8 @@ async def test_other_bad_request_bodies_are_answered_in_plain_words(server: Serv
         ({"name": "A", "age": -1}, "An age must be a whole number from 0 to 150, or left empty"),
         ({"name": "A", "settings": []}, "The table's settings did not arrive in a form the server reads"),
         ({"name": "A", "bots": ["genius"]},
-         "Choose each bot's level (easy, normal or hard) or leave the seat open for a friend (at most 5 seats)"),
+         "Choose each bot's level (easy, normal, hard or expert) or leave the seat open for a friend "
+         "(at most 5 seats)"),
     ]
     async with server.http() as http:
         for body, message in cases:

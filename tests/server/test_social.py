@@ -40,10 +40,10 @@ async def test_the_short_form_of_bots_still_seats_them_after_the_host(server: Se
     created = await _create(server, {"name": "Ann", "settings": {"players": 4}, "bots": ["normal"]})
     assert [seat.kind.value for seat in server.table(created["code"]).seats] == ["human", "bot", "open", "open"]
     async with server.http() as http:
-        refused = await http.post("/api/tables", json={"name": "Ann", "bots": ["expert"]})
+        refused = await http.post("/api/tables", json={"name": "Ann", "bots": ["grandmaster"]})
     assert refused.status_code == 422
-    assert refused.json()["detail"]["message"] == ("Choose each bot's level (easy, normal or hard) or leave the "
-                                                  "seat open for a friend (at most 5 seats)")
+    assert refused.json()["detail"]["message"] == ("Choose each bot's level (easy, normal, hard or expert) or leave "
+                                                  "the seat open for a friend (at most 5 seats)")
 
 
 async def test_add_bot_takes_an_optional_seat(server: Server) -> None:

@@ -26,7 +26,7 @@ def test_help_lists_the_options() -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--bots", "easy,hard", "--players", "4"], "--bots names 2 levels for the 3 bot(s)"),
-    (["--bots", "genius"], "--bots: choose from easy, normal, hard, not 'genius'"),
+    (["--bots", "genius"], "--bots: choose from easy, normal, hard, expert, not 'genius'"),
     (["--players", "7"], "7 is not in the range 2<=x<=6"),
     (["--scepter-seconds", "80-40"], "The longest time before the fanfare must be at least the shortest"),
     (["--scepter-seconds", "soon"], "expected LOW-HIGH seconds"),

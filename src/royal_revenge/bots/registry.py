@@ -8,7 +8,7 @@
 ...     make_agent("genius")
 ... except BotConfigError as error:
 ...     print(error)
-unknown bot 'genius': choose one of random, heuristic, search, easy, normal, hard
+unknown bot 'genius': choose one of random, heuristic, search, expert, easy, normal, hard
 
 Bots:
 
@@ -17,6 +17,8 @@ Bots:
 * ``search``: determinized Monte Carlo search (parameters ``iterations``, ``budget_ms``,
   ``rollout_steps``, ``inference``, ``clock``; with neither budget it makes 200 rollouts per
   decision).
+* ``expert``: the policy network trained by self-play (``royal-revenge train``), played with NumPy
+  (parameters ``weights``, a ``.npz`` file, default the shipped one, and ``temperature``).
 
 Levels for people:
 
@@ -24,6 +26,8 @@ Levels for people:
   move a fifth of the time (both may be overridden).
 * ``normal``: the heuristic.
 * ``hard``: the search with 400 rollouts and at most 100 ms per decision (both may be overridden).
+
+``expert`` is a level for people too (the bot itself).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from .search import SearchAgent
 
 __all__ = ["BOT_NAMES", "BOTS", "LEVELS", "BotConfigError", "make_agent"]
 
-BOTS: Final = ("random", "heuristic", "search")
+BOTS: Final = ("random", "heuristic", "search", "expert")
 """The bots themselves."""
 LEVELS: Final = ("easy", "normal", "hard")
 """Difficulty levels for people, each one of the bots with settings."""
@@ -64,8 +68,12 @@ _PARAMS: Final[Mapping[str, Mapping[str, str]]] = {
         "inference": "true or false: deal the hidden hands as the round's history suggests (default false)",
         "clock": "a function returning seconds",
     },
+    "expert": {
+        "weights": "the path of a .npz file written by royal-revenge train",
+        "temperature": "a number from 0 up (0: always the best-scored action)",
+    },
 }
-_BASE: Final = {"random": "random", "heuristic": "heuristic", "search": "search",
+_BASE: Final = {"random": "random", "heuristic": "heuristic", "search": "search", "expert": "expert",
                 "easy": "heuristic", "normal": "heuristic", "hard": "search"}
 _DEFAULTS: Final[Mapping[str, Mapping[str, Any]]] = {
     "easy": {"forget_uno": 0.25, "randomness": 0.2},
@@ -123,8 +131,15 @@ def _search(seed: int | random.Random | None, **settings: Any) -> Agent:
     return SearchAgent(seed, **settings)
 
 
+def _expert(seed: int | random.Random | None, **settings: Any) -> Agent:
+    from .expert import ExpertAgent  # (NumPy: imported only when an expert plays)
+
+    return ExpertAgent(seed, **settings)
+
+
 _FACTORIES: Final[Mapping[str, Callable[..., Agent]]] = {
     "random": _random,
     "heuristic": _heuristic,
     "search": _search,
+    "expert": _expert,
 }

@@ -7,16 +7,16 @@
 The environments are a thin adapter over the engine: legality comes from
 ``GameState.legal_actions``, and an agent sees only its :class:`~royal_revenge.engine.Observation`.
 See docs/rl.md.
+
+The encoding needs only NumPy (the ``expert`` bot plays through it at tables that have no RL
+extra); the environments need Gymnasium and PettingZoo, and are here when those are installed.
 """
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
-import gymnasium
-
-from .aec import RoyalRevengeAEC, aec_env, raw_env
-from .core import IllegalRLActionError, game_rewards, round_rewards
 from .encoding import (
     NUM_ACTIONS,
     OBS_SIZE,
@@ -28,7 +28,6 @@ from .encoding import (
     encode_observation,
     int_to_action,
 )
-from .gym_env import RoyalRevengeEnv, make_bot
 
 __all__ = [
     "RoyalRevengeAEC",
@@ -53,17 +52,27 @@ __all__ = [
     "encode_observation",
 ]
 
-env = aec_env
-"""PettingZoo's conventional name for the wrapped AEC constructor."""
-
-
-def gym_env(players: int | None = None, **kwargs: Any) -> RoyalRevengeEnv:
-    """The Gymnasium single-agent environment (see :class:`RoyalRevengeEnv`)."""
-    return RoyalRevengeEnv(players, **kwargs)
-
-
 GYM_ID = "RoyalRevenge-v0"
 """Also registered with Gymnasium: ``gymnasium.make("RoyalRevenge-v0", players=3)``."""
 
-if GYM_ID not in gymnasium.registry:
-    gymnasium.register(id=GYM_ID, entry_point="royal_revenge.rl.gym_env:RoyalRevengeEnv")
+if importlib.util.find_spec("gymnasium") is not None and importlib.util.find_spec("pettingzoo") is not None:
+    import gymnasium
+
+    from .aec import RoyalRevengeAEC, aec_env, raw_env
+    from .core import IllegalRLActionError, game_rewards, round_rewards
+    from .gym_env import RoyalRevengeEnv, make_bot
+
+    env = aec_env
+    """PettingZoo's conventional name for the wrapped AEC constructor."""
+
+    def gym_env(players: int | None = None, **kwargs: Any) -> RoyalRevengeEnv:
+        """The Gymnasium single-agent environment (see :class:`RoyalRevengeEnv`)."""
+        return RoyalRevengeEnv(players, **kwargs)
+
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ID, entry_point="royal_revenge.rl.gym_env:RoyalRevengeEnv")
+else:
+    def __getattr__(name: str) -> Any:
+        if name in __all__:
+            raise ImportError(f"royal_revenge.rl.{name} needs the rl extra: pip install 'royal-revenge[rl]'")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -86,7 +86,7 @@ class HostMessage(_Message, tag="host", frozen=True):
 
     id: _Id
     command: Literal["add_bot", "remove", "start", "rematch", "mute", "unmute"]
-    level: Literal["easy", "normal", "hard"] | None = None
+    level: Literal["easy", "normal", "hard", "expert"] | None = None
     seat: Annotated[int, msgspec.Meta(ge=0, le=5)] | None = None
 
 
@@ -275,7 +275,7 @@ class CreateTableRequest(BaseModel):
     name: str
     age: Age | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
-    bots: list[Literal["easy", "normal", "hard"] | None] = Field(default_factory=list, max_length=5)
+    bots: list[Literal["easy", "normal", "hard", "expert"] | None] = Field(default_factory=list, max_length=5)
     """The other seats' bots, seat by seat after the host's: a level, or ``None`` to keep the seat open for a
     friend (a list shorter than the table leaves the seats after it open too)."""
 
@@ -310,7 +310,8 @@ _FIELD_RULES: Final = {
     "name": "Please enter your name",
     "age": "An age must be a whole number from 0 to 150, or left empty",
     "settings": "The table's settings did not arrive in a form the server reads",
-    "bots": "Choose each bot's level (easy, normal or hard) or leave the seat open for a friend (at most 5 seats)",
+    "bots": ("Choose each bot's level (easy, normal, hard or expert) or leave the seat open for a friend "
+             "(at most 5 seats)"),
 }
 """What each request field must be, in plain words for the person who filled the form (docs/protocol.md)."""
 

@@ -23,7 +23,9 @@ from .settings import TableError
 __all__ = ["BOT_LEVELS", "CODE_LENGTH", "NAME_LENGTH", "Seat", "SeatKind", "Seating", "bot_name", "check_person",
            "clean_name", "display_code", "hash_client", "name_key", "new_code", "normalize_code"]
 
-BOT_LEVELS: Final = ("easy", "normal", "hard")
+BOT_LEVELS: Final = ("easy", "normal", "hard", "expert")
+LEVEL_CHOICE: Final = "Choose a bot level: easy, normal, hard or expert"
+"""The refusal of a level that is not one of :data:`BOT_LEVELS`, in words."""
 _SEATS_GENERATIONS: Final = itertools.count()
 
 
@@ -181,7 +183,7 @@ class Seating:
         """Seat a bot of ``level`` in ``seat`` (an open seat: refused in plain words otherwise), or in the first open
         seat; returns its seat."""
         if level not in BOT_LEVELS:
-            raise TableError("bad_request", "Choose a bot level: easy, normal or hard")
+            raise TableError("bad_request", LEVEL_CHOICE)
         open_seats = self.open_seats()
         if not open_seats:
             raise TableError("table_full", f"All {len(self.seats)} seats are taken")

@@ -46,6 +46,7 @@ from .schedule import SLOW_LEVELS, AgentFactory, BotTurn, Deadlines, Scheduler
 from .seats import (
     BOT_LEVELS,
     CODE_LENGTH,
+    LEVEL_CHOICE,
     NAME_LENGTH,
     Seat,
     Seating,
@@ -179,7 +180,7 @@ class Table:
         """Host: seat a bot of ``level`` in ``seat`` (an open seat), or in the first open seat."""
         self.seating.host_check(token)
         if level not in BOT_LEVELS:
-            raise TableError("bad_request", "Choose a bot level: easy, normal or hard")
+            raise TableError("bad_request", LEVEL_CHOICE)
         if self.phase is not Phase.LOBBY:
             raise TableError("wrong_phase", "Bots are added before the game starts")
         index = self.seating.seat_bot(level, seat)

@@ -12,7 +12,7 @@ import { storedSeat, storedTables } from "./session.js";
 
 const html = htm.bind(h);
 
-const LEVELS = [["friend", "A friend"], ["easy", "Easy bot"], ["normal", "Normal bot"], ["hard", "Hard bot"]];
+const LEVELS = [["friend", "A friend"], ["easy", "Easy bot"], ["normal", "Normal bot"], ["hard", "Hard bot"], ["expert", "Expert bot"]];
 
 /**
  * The message of an HTTP error answer, in plain words.

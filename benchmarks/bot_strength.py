@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from royal_revenge.bots import Agent, HeuristicAgent, RandomAgent, SearchAgent
+from royal_revenge.bots.expert import ExpertAgent
 from royal_revenge.engine import AnyAction, GameOptions, GameState, Observation
 from royal_revenge.sim import play_game
 
@@ -76,7 +77,9 @@ def make(spec: str, seed: int, clock: str = "wall") -> Agent:
     """``random``, ``heuristic``, ``search@MS`` (milliseconds per decision, on the given clock) or ``search#N``
     (N rollouts per decision), with ``/STEPS`` for rollouts of STEPS steps (``search#200/60``);
     ``search-uniform@MS`` and ``search-uniform#N`` deal the hidden hands uniformly instead of as the history
-    suggests."""
+    suggests; ``expert`` (the shipped weights) or ``expert=PATH`` (weights from ``royal-revenge train``)."""
+    if spec == "expert" or spec.startswith("expert="):
+        return ExpertAgent(seed, weights=spec.partition("=")[2] or None)
     if spec == "random":
         return RandomAgent(seed)
     if spec == "heuristic":
@@ -194,7 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--matchups", default="",
         help="more TESTED:OPPONENT:GAMES match-ups, comma-separated, e.g. search#200:heuristic:2000,"
         "search-uniform#200:heuristic:2000 (bots: random, heuristic, search@MS, search#ROLLOUTS, "
-        "search-uniform@MS, search-uniform#ROLLOUTS; /STEPS after the budget sets the rollouts' length)",
+        "search-uniform@MS, search-uniform#ROLLOUTS; /STEPS after the budget sets the rollouts' length; "
+        "expert, or expert=PATH for weights written by royal-revenge train)",
     )
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)

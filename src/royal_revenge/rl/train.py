@@ -58,9 +58,9 @@ class TrainConfig:
     minutes: float = 30.0  # training time (evaluations not counted)
     updates: int = 0  # or stop after this many updates (0: by time)
     steps: int = 32  # decisions per game per rollout
-    epochs: int = 3
-    minibatch: int = 8192
-    learning_rate: float = 3e-4
+    epochs: int = 4
+    minibatch: int = 4096
+    learning_rate: float = 1e-3
     lam: float = 0.95
     clip: float = 0.2
     entropy: float = 0.01
@@ -75,7 +75,7 @@ class TrainConfig:
     export: Path = Path("expert.npz")
     resume: bool = False
     tables: tuple[tuple[int, int], ...] = field(default=TABLES)
-    heuristic_games: int = 256  # 4-player games against three heuristic bots, beside the self-play
+    heuristic_games: int = 512  # 4-player games against three heuristic bots, beside the self-play
 
 
 class Network(nn.Module):
@@ -178,6 +178,8 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> ExpertPoli
                              f"not {config.layers} of {config.hidden}")
         net.load_state_dict(saved["net"])
         optimiser.load_state_dict(saved["optimiser"])
+        for group in optimiser.param_groups:
+            group["lr"] = config.learning_rate  # (a resumed run may go on at another rate)
         progress, evaluations = saved["progress"], saved["evaluations"]
         torch.set_rng_state(saved["torch_rng"])
         log(f"resumed from {config.checkpoint}: {progress['updates']} updates, {progress['decisions']:,} "
@@ -251,7 +253,8 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> ExpertPoli
             action_buffer[t] = action.numpy()
             logp_buffer[t] = logp.gather(1, action[:, None]).squeeze(-1).numpy()
             value_buffer[t] = value.numpy()
-            agent_buffer[t, :selfplay] = np.concatenate([out.agent for out in outs])
+            if outs:
+                agent_buffer[t, :selfplay] = np.concatenate([out.agent for out in outs])
             agent_buffer[t, selfplay:] = 0  # (a duel's rewards are the learner's: its column 0)
             chosen = action_buffer[t]
             outs = [env.step(chosen[bounds[i]:bounds[i + 1]]) for i, env in enumerate(envs)]

@@ -405,9 +405,10 @@ def train(minutes: float, updates: int | None, out: Path, checkpoint: Path | Non
     """Train the expert bot's policy by self-play (PyTorch on the CPU: pip install 'royal-revenge[rl,train]').
 
     One network plays every seat of 1,024 games at once, at every table size, one round per game, and
-    512 games against three heuristic bots beside them; it learns by PPO (docs/rl.md). Progress is logged as it goes; every --eval-every updates the policy plays 4-player
-    rounds against three heuristic bots, and the checkpoint and the weights are written, so that an
-    interrupted run loses little and --resume goes on from it.
+    512 games against three heuristic bots beside them; it learns by PPO (docs/rl.md). Progress is
+    logged as it goes; every --eval-every updates the policy plays 4-player rounds against three
+    heuristic bots, and the checkpoint and the weights are written, so that an interrupted run loses
+    little and --resume goes on from it.
     """
     if backend == "numba":
         try:

@@ -285,3 +285,21 @@ def test_chat_mutes_and_requests_survive_a_restart() -> None:
     assert restored.view(None)["chat"][0]["text"] == "gg"
     restored.say(ann, "again", 2e6)
     assert restored.view(None)["chat"][-1]["n"] == 2
+
+
+def test_expert_bots_play_a_table_to_its_end() -> None:
+    # The library's own expert bot (the shipped weights), seated by level as the host seats it.
+    table = Table.open(TableSettings(players=4, single_round=True), seed=3)
+    _, host = table.join("Ann", None, 0.0)
+    for _ in range(3):
+        table.add_bot(host, "expert", 0.0)
+    assert [seat.name for seat in table.seats] == ["Ann", "Expert bot 2", "Expert bot 3", "Expert bot 4"]
+    table.start(host, 1.0)
+    table.leave(host, 2.0)  # a bot plays Ann's seat too
+    now = 2.0
+    while table.phase is Phase.PLAYING:
+        deadline = table.next_deadline()
+        assert deadline is not None
+        now = max(now, deadline)
+        table.tick(now)
+    assert table.phase is not Phase.PLAYING

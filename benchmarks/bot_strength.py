@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from royal_revenge.bots import Agent, HeuristicAgent, RandomAgent, SearchAgent
+from royal_revenge.bots import BOT_NAMES, Agent, HeuristicAgent, RandomAgent, SearchAgent, make_agent
 from royal_revenge.bots.expert import ExpertAgent
 from royal_revenge.engine import AnyAction, GameOptions, GameState, Observation
 from royal_revenge.sim import play_game
@@ -77,7 +77,8 @@ def make(spec: str, seed: int, clock: str = "wall") -> Agent:
     """``random``, ``heuristic``, ``search@MS`` (milliseconds per decision, on the given clock) or ``search#N``
     (N rollouts per decision), with ``/STEPS`` for rollouts of STEPS steps (``search#200/60``);
     ``search-uniform@MS`` and ``search-uniform#N`` deal the hidden hands uniformly instead of as the history
-    suggests; ``expert`` (the shipped weights) or ``expert=PATH`` (weights from ``royal-revenge train``)."""
+    suggests; ``expert`` (the shipped weights) or ``expert=PATH`` (weights from ``royal-revenge train``); any
+    other name of the bot registry (``easy``, ``normal``, ``hard``) as ``make_agent`` makes it."""
     if spec == "expert" or spec.startswith("expert="):
         return ExpertAgent(seed, weights=spec.partition("=")[2] or None)
     if spec == "random":
@@ -94,6 +95,8 @@ def make(spec: str, seed: int, clock: str = "wall") -> Agent:
             timer = time.process_time if clock == "cpu" else time.perf_counter
             return SearchAgent(seed, budget_ms=float(budget), clock=timer, **settings)
         return SearchAgent(seed, iterations=int(budget), **settings)
+    if spec in BOT_NAMES:  # the levels (easy, normal, hard) and the bots with their defaults
+        return make_agent(spec, seed)
     raise ValueError(f"unknown agent spec {spec!r}")
 
 

@@ -210,6 +210,7 @@ def test_the_kings_three_decisions_and_the_fanfare(pages: Any, server_url: str, 
             # The sheet's kind and its title read at once: the fanfare may change the decision between two reads.
             kind, title = page.evaluate("""() => {
                 const sheet = document.querySelector('#royal');
+                if (sheet === null) return [null, ''];  // (gone since it was seen: the decision was made)
                 const kind = ['colour', 'victim', 'jester'].find(k => sheet.querySelector(`button[data-${k}]`));
                 return [kind ?? null, sheet.querySelector('h2')?.innerText ?? ''];
             }""")

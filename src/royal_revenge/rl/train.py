@@ -20,7 +20,6 @@ The network: the 292 inputs of :func:`~royal_revenge.bots.expert.features`, ``la
 from __future__ import annotations
 
 import itertools
-import math
 import random
 import time
 from collections.abc import Callable
@@ -40,6 +39,7 @@ from ..bots.expert import ExpertAgent, ExpertPolicy, features
 from ..bots.heuristic import HeuristicAgent
 from ..engine import GameOptions, GameState
 from ..sim import play_game
+from ..sim.tournament import wilson_interval
 from .batch import BatchEnv
 from .encoding import NUM_ACTIONS, OBS_SIZE
 from .gym_env import RoyalRevengeEnv
@@ -115,13 +115,6 @@ def win_rate(policy: ExpertPolicy, rounds: int, seed: int) -> tuple[int, int]:
         log = play_game(state, agents)
         wins += log.rounds[-1].winner == seat
     return wins, rounds
-
-
-def _wilson(wins: int, n: int) -> tuple[float, float]:
-    z, p = 1.96, wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
 
 
 def _compact(observation: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -220,7 +213,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> ExpertPoli
         policy = net.export(info())
         if config.eval_rounds:
             wins, rounds = win_rate(policy, config.eval_rounds, seed=10_007)
-            low, high = _wilson(wins, rounds)
+            low, high = wilson_interval(wins, rounds)
             evaluations.append({"updates": progress["updates"], "decisions": progress["decisions"],
                                 "won": wins, "rounds": rounds})
             log(f"  evaluation after {progress['updates']} updates ({progress['seconds'] / 60:.1f} min): won "

@@ -110,12 +110,6 @@ class ExpertPolicy:
                 np.maximum(x, 0.0, out=x)
         return x
 
-    def choose(self, observations: npt.ArrayLike, masks: npt.ArrayLike) -> npt.NDArray[np.int64]:
-        """The best-scored legal action of each row (masks: (n, 124), true or 1 where legal)."""
-        scores = np.where(np.asarray(masks, dtype=bool), self.logits(observations), -np.inf)
-        best: npt.NDArray[np.int64] = np.argmax(scores, axis=1)
-        return best
-
 
 @functools.lru_cache(maxsize=8)
 def _loaded(path: str) -> ExpertPolicy:

@@ -219,7 +219,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> ExpertPoli
             log(f"  evaluation after {progress['updates']} updates ({progress['seconds'] / 60:.1f} min): won "
                 f"{wins / rounds:.1%} of {rounds} 4-player rounds against 3 heuristic bots (95%: {low:.1%}-"
                 f"{high:.1%}; an equal seat wins 25%)")
-            policy = net.export(info())
+            policy.info = info()  # (the description now holds this evaluation)
         torch.save({"net": net.state_dict(), "optimiser": optimiser.state_dict(), "progress": progress,
                     "evaluations": evaluations, "hidden": config.hidden, "layers": config.layers,
                     "torch_rng": torch.get_rng_state()}, config.checkpoint)

@@ -400,8 +400,17 @@ def tournament(
               help="The batched core the games run on (numba: pip install 'royal-revenge[numba]').")
 @click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="PyTorch's threads.")
 @click.option("--seed", "-s", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the training.")
+@click.option("--shards", type=click.IntRange(1, 4096), default=None,
+              help="Split the games into this many shares, each played by its own worker with --ray  "
+                   "[default: 1; with --ray, the cluster's CPUs]. The same seed and shards train the same "
+                   "network with or without --ray.")
+@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
+              help="Play the games on a Ray cluster (pip install 'royal-revenge[ray]'; every machine needs "
+                   "royal-revenge[rl,train] installed): ray://HOST:10001 or HOST:6379, or auto for the cluster "
+                   "running on this machine or else a new local one. The learning stays in this process.")
 def train(minutes: float, updates: int | None, out: Path, checkpoint: Path | None, resume: bool, eval_every: int,
-          eval_rounds: int, hidden: int, layers: int, backend: str, threads: int, seed: int) -> None:
+          eval_rounds: int, hidden: int, layers: int, backend: str, threads: int, seed: int, shards: int | None,
+          ray_address: str | None) -> None:
     """Train the expert bot's policy by self-play (PyTorch on the CPU: pip install 'royal-revenge[rl,train]').
 
     One network plays every seat of 1,024 games at once, at every table size, one round per game, and
@@ -428,10 +437,11 @@ def train(minutes: float, updates: int | None, out: Path, checkpoint: Path | Non
         raise click.UsageError(f"--resume: there is no checkpoint at {checkpoint}")
     config = TrainConfig(minutes=minutes, updates=updates or 0, seed=seed, threads=threads, eval_every=eval_every,
                          eval_rounds=eval_rounds, hidden=hidden, layers=layers, backend=backend,
-                         checkpoint=checkpoint, export=out, resume=resume)
+                         checkpoint=checkpoint, export=out, resume=resume, shards=shards or 0,
+                         ray_address=ray_address)
     try:
         run_training(config, log=lambda line: click.echo(line))
-    except ValueError as error:  # a checkpoint of another network
+    except ValueError as error:  # a checkpoint of another network, or a Ray address that does not answer
         raise click.UsageError(str(error)) from None
     except KeyboardInterrupt:
         raise click.ClickException(f"interrupted: the last checkpoint is in {checkpoint}; --resume goes on "

@@ -14,7 +14,7 @@ from click.testing import CliRunner  # noqa: E402
 from royal_revenge.bots.expert import ExpertPolicy, features  # noqa: E402
 from royal_revenge.cli import cli  # noqa: E402
 from royal_revenge.rl.encoding import NUM_ACTIONS, OBS_SIZE  # noqa: E402
-from royal_revenge.rl.train import Network, TrainConfig, _advantages, train  # noqa: E402
+from royal_revenge.rl.train import Network, TrainConfig, _advantages, _share, train  # noqa: E402
 
 
 def test_advantages_follow_each_seat_through_its_own_decisions() -> None:
@@ -83,3 +83,51 @@ def test_the_train_command(tmp_path: Path) -> None:
     assert refused.exit_code == 2 and "there is no checkpoint at" in refused.output
     refused = runner.invoke(cli, ["tournament", "-b", "random,random", "--expert-weights", str(out)])
     assert refused.exit_code == 2 and "--expert-weights sets the expert bot, and --bots names none" in refused.output
+
+
+def test_the_shards_share_every_game_once() -> None:
+    for total in (0, 1, 7, 512):
+        for shards in (1, 2, 3, 8):
+            shares = [_share(total, shards, shard) for shard in range(shards)]
+            assert [game for share in shares for game in share] == list(range(total))
+            assert max(map(len, shares)) - min(map(len, shares)) <= 1
+
+
+def _weights(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an exported policy (its description, which holds the minutes it took, left out)."""
+    with np.load(path) as saved:
+        return {name: saved[name] for name in saved.files if name != "info"}
+
+
+def test_sharded_training_on_ray_trains_the_network_it_trains_here(tmp_path: Path) -> None:
+    """Two shards played by Ray actors on a local cluster give the very weights of the same two shards played
+    in this process: the rollouts are seeded by the training, not by where they run."""
+    ray = pytest.importorskip("ray")
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    train(_config(here, shards=2, eval_rounds=0), log=lambda line: None)
+    lines: list[str] = []
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=128 * 1024 * 1024)
+    try:
+        train(_config(there, shards=2, eval_rounds=0, ray_address="auto"), log=lines.append)
+        assert ray.is_initialized()  # (a cluster it found connected stays connected)
+    finally:
+        ray.shutdown()
+    assert "playing the games in 2 shard(s) on a Ray cluster of 2 CPU(s)" in lines
+    mine, theirs = _weights(here / "t.npz"), _weights(there / "t.npz")
+    assert mine.keys() == theirs.keys() and "w0" in mine
+    for name in mine:
+        assert np.array_equal(mine[name], theirs[name]), name
+    one_shard = tmp_path / "one"
+    one_shard.mkdir()
+    train(_config(one_shard, eval_rounds=0), log=lambda line: None)  # (other shares, other deals)
+    assert not np.array_equal(_weights(one_shard / "t.npz")["w0"], mine["w0"])
+
+
+def test_the_train_command_refuses_a_ray_address_in_plain_words(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["train", "--updates", "1", "--backend", "numpy", "--ray", "nonsense",
+                                      "--out", str(tmp_path / "x.npz")])
+    assert result.exit_code == 2
+    assert "a Ray address is HOST:PORT or ray://HOST:PORT (or auto), not 'nonsense'" in result.output
+    assert "Traceback" not in result.output

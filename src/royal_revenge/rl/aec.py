@@ -127,7 +127,8 @@ class RoyalRevengeAEC(AECEnv):  # type: ignore[misc]
             self.step = core.env_step  # type: ignore[method-assign]
         obs_space = observation_space(self.table.options)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
-        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space[Any]] = {
+            agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
         self._np_random: np.random.Generator | None = None
         self._np_random_seed: int | None = None
 

@@ -102,7 +102,8 @@ class RoyalRevengeEnv(gym.Env[ObsDict, np.int64]):
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        self.observation_space = observation_space(self.table.options)  # type: ignore[assignment]
+        # (Gymnasium's annotation of this attribute changed between versions: 1.2, which RLlib pins, and 1.4)
+        self.observation_space = observation_space(self.table.options)  # type: ignore[assignment, unused-ignore]
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._bots: list[Agent | None] = [None] * n
         self._over = True
@@ -164,7 +165,7 @@ class RoyalRevengeEnv(gym.Env[ObsDict, np.int64]):
         """The legal actions as booleans (the convention of sb3-contrib's MaskablePPO)."""
         return self.table.mask(self.learner).astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override, unused-ignore]  # (as observation_space above)
         if self.render_mode is None:
             return None
         text = render_text(self.table)

@@ -23,7 +23,7 @@ import itertools
 import random
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -44,7 +44,7 @@ from .batch import BatchEnv
 from .encoding import NUM_ACTIONS, OBS_SIZE
 from .gym_env import RoyalRevengeEnv
 
-__all__ = ["TABLES", "TrainConfig", "Network", "train", "win_rate"]
+__all__ = ["TABLES", "TrainConfig", "Network", "Rollout", "RolloutShard", "train", "win_rate"]
 
 TABLES: Final = ((2, 128), (3, 128), (4, 512), (5, 128), (6, 128))
 """(players, games) trained at once: every table size, four-player tables the most."""
@@ -76,6 +76,9 @@ class TrainConfig:
     resume: bool = False
     tables: tuple[tuple[int, int], ...] = field(default=TABLES)
     heuristic_games: int = 512  # 4-player games against three heuristic bots, beside the self-play
+    shards: int = 1  # the games are split into this many shares, each played by a RolloutShard (0: one per CPU
+    # of the Ray cluster, or 1 without Ray)
+    ray_address: str | None = None  # play the shards on this Ray cluster (None: in this process)
 
 
 class Network(nn.Module):
@@ -154,8 +157,152 @@ def _advantages(values: np.ndarray[Any, Any], agents: np.ndarray[Any, Any], rewa
     return advantages
 
 
+def _share(total: int, shards: int, shard: int) -> range:
+    """The indices of ``total`` games that shard ``shard`` of ``shards`` plays (near-equal shares, in order)."""
+    per, extra = divmod(total, shards)
+    first = shard * per + min(shard, extra)
+    return range(first, first + per + (shard < extra))
+
+
+def _seed(*parts: int) -> int:
+    """A seed drawn from several numbers (NumPy's SeedSequence: different parts give unrelated seeds)."""
+    return int(np.random.SeedSequence(parts).generate_state(1)[0])
+
+
+@dataclass
+class Rollout:
+    """What a shard's games gave in one rollout: arrays (steps, games, ...), the shard's games as columns."""
+
+    observations: np.ndarray[Any, Any]  # (T, B, 292) uint8: the compact observation of the seat to decide
+    masks: np.ndarray[Any, Any]  # (T, B, 124) bool
+    actions: np.ndarray[Any, Any]  # (T, B) int64
+    log_probs: np.ndarray[Any, Any]  # (T, B) float32: of the action taken, when it was taken
+    values: np.ndarray[Any, Any]  # (T, B) float32
+    agents: np.ndarray[Any, Any]  # (T, B) int64: the seat that decided (a duel's learner is column 0)
+    rewards: np.ndarray[Any, Any]  # (T, B, 6) float32: what every seat earned in the step
+    done: np.ndarray[Any, Any]  # (T, B) bool: the step ended its round
+    bootstrap: np.ndarray[Any, Any]  # (B, 6) float32: every seat's value where the rollout stops
+    rounds: int
+    duel_results: list[bool]  # the learner's wins and losses in the rounds against heuristic bots
+
+
+class RolloutShard:
+    """A share of the training games, played by the network it is sent: in the learner's process, or on a Ray
+    cluster as an actor (``train --ray``).
+
+    Shard ``shard`` of ``config.shards`` plays its share of every table size's self-play games and of the
+    games against heuristic bots (the same deals wherever it runs: they are seeded by the training's seed,
+    the updates done and the shard). A rollout's actions are drawn with the seed it is given, so the same
+    weights and seed give the same rollout in any process.
+    """
+
+    def __init__(self, config: TrainConfig, shard: int, updates_done: int) -> None:
+        with torch.random.fork_rng():  # (its weights come with every rollout: the learner's random stream is
+            self.net = Network(config.hidden, config.layers)  # not touched, wherever the shard is made)
+        # A resumed run deals new games (seeded by the updates done), so it goes on rather than repeating.
+        self.envs = [BatchEnv(len(share), players, reward="win", episode="round", backend=config.backend,
+                              seed=_seed(config.seed, updates_done, shard, players))
+                     for players, games in config.tables if (share := _share(games, config.shards, shard))]
+        # Games against the heuristic bot, one at a time on the engine (the learner's seat drawn every round).
+        duels = _share(config.heuristic_games, config.shards, shard)
+        self.duels = [RoyalRevengeEnv(4, opponents="heuristic", learner_seat=None, reward="win") for _ in duels]
+        first_seed = _seed(config.seed, updates_done, 1_000_003)
+        self.duel_obs = [duel.reset(seed=first_seed + i)[0] for i, duel in zip(duels, self.duels, strict=True)]
+        self.outs = [env.reset() for env in self.envs]
+        self.bounds = np.cumsum([0] + [env.num_games for env in self.envs])
+        self.selfplay = int(self.bounds[-1])
+        self.games = self.selfplay + len(self.duels)
+
+    def collect(self, weights: dict[str, torch.Tensor], steps: int, seed: int) -> Rollout:
+        """Play ``steps`` decisions in every game with these network weights; the games go on next time."""
+        net, envs, duels, selfplay, bounds = self.net, self.envs, self.duels, self.selfplay, self.bounds
+        net.load_state_dict(weights)
+        draw = torch.Generator().manual_seed(seed)
+        games = self.games
+        out = Rollout(observations=np.zeros((steps, games, OBS_SIZE), dtype=np.uint8),
+                      masks=np.zeros((steps, games, NUM_ACTIONS), dtype=bool),
+                      actions=np.zeros((steps, games), dtype=np.int64),
+                      log_probs=np.zeros((steps, games), dtype=np.float32),
+                      values=np.zeros((steps, games), dtype=np.float32),
+                      agents=np.zeros((steps, games), dtype=np.int64),
+                      rewards=np.zeros((steps, games, MAX_SEATS), dtype=np.float32),
+                      done=np.zeros((steps, games), dtype=bool),
+                      bootstrap=np.zeros((games, MAX_SEATS), dtype=np.float32), rounds=0, duel_results=[])
+        for t in range(steps):
+            obs = np.concatenate([seen.observation for seen in self.outs]
+                                 + [_compact(seen["observation"]) for seen in self.duel_obs])
+            mask = np.concatenate([seen.action_mask for seen in self.outs]
+                                  + [seen["action_mask"][None, :] for seen in self.duel_obs]).astype(bool)
+            with torch.no_grad():
+                logits, value = net(torch.from_numpy(features(obs)), torch.from_numpy(mask))
+                logp = torch.log_softmax(logits, dim=-1)
+                action = torch.multinomial(logp.exp(), 1, generator=draw).squeeze(-1)
+            out.observations[t], out.masks[t] = obs, mask
+            out.actions[t] = action.numpy()
+            out.log_probs[t] = logp.gather(1, action[:, None]).squeeze(-1).numpy()
+            out.values[t] = value.numpy()
+            if self.outs:
+                out.agents[t, :selfplay] = np.concatenate([seen.agent for seen in self.outs])
+            out.agents[t, selfplay:] = 0  # (a duel's rewards are the learner's: its column 0)
+            chosen = out.actions[t]
+            self.outs = [env.step(chosen[bounds[i]:bounds[i + 1]]) for i, env in enumerate(envs)]
+            for i, seen in enumerate(self.outs):
+                out.rewards[t, bounds[i]:bounds[i + 1], :seen.rewards.shape[1]] = seen.rewards
+                out.done[t, bounds[i]:bounds[i + 1]] = seen.terminated | seen.truncated
+            for i, duel in enumerate(duels):
+                duel_seen, reward, terminated, truncated, _ = duel.step(int(chosen[selfplay + i]))
+                out.rewards[t, selfplay + i, 0] = float(reward)
+                out.done[t, selfplay + i] = over = terminated or truncated
+                if over:
+                    out.duel_results.append(float(reward) > 0)
+                    duel_seen, _ = duel.reset()
+                self.duel_obs[i] = duel_seen
+            out.rounds += int(out.done[t].sum())
+        # Every seat's value where the rollout stops, for the decisions whose round goes on.
+        with torch.no_grad():
+            for i, env in enumerate(envs):
+                count = env.num_games
+                for seat in range(env.players):
+                    observe: Any = env.functions.observe  # (it takes the seats to observe for)
+                    seen_by = observe(env.state, seat=np.full(count, seat, dtype=np.int32))
+                    # (the mask does not change the value)
+                    _, v = net(torch.from_numpy(features(seen_by)), torch.ones((count, NUM_ACTIONS), dtype=torch.bool))
+                    out.bootstrap[bounds[i]:bounds[i + 1], seat] = v.numpy()
+            if duels:
+                duel_mask = torch.from_numpy(np.stack([seen["action_mask"] for seen in self.duel_obs]).astype(bool))
+                _, v = net(torch.from_numpy(features(np.stack([seen["observation"] for seen in self.duel_obs]))),
+                           duel_mask)
+                out.bootstrap[selfplay:, 0] = v.numpy()
+        return out
+
+
+def _joined(rollouts: list[Rollout]) -> Rollout:
+    """The shards' rollouts as one, the shards' games side by side in shard order."""
+    if len(rollouts) == 1:
+        return rollouts[0]
+    arrays = {name: np.concatenate([getattr(r, name) for r in rollouts], axis=0 if name == "bootstrap" else 1)
+              for name in ("observations", "masks", "actions", "log_probs", "values", "agents", "rewards", "done",
+                           "bootstrap")}
+    return Rollout(**arrays, rounds=sum(r.rounds for r in rollouts),
+                   duel_results=[won for r in rollouts for won in r.duel_results])
+
+
 def train(config: TrainConfig, log: Callable[[str], None] = print) -> ExpertPolicy:
-    """Train (or, with ``config.resume``, go on training) and return the exported policy."""
+    """Train (or, with ``config.resume``, go on training) and return the exported policy.
+
+    With ``config.ray_address`` the rollout shards play on that Ray cluster (the ``ray`` extra; ``"auto"``:
+    the cluster on this machine, or else a local one), one actor each; the learner stays in this process.
+    The same configuration (seed, shards) trains the same network there as here, at ``threads`` 1.
+    """
+    if config.ray_address is None:
+        return _train(config, log, ray=None)
+    from ..sim.tournament import ray_session
+
+    with ray_session(config.ray_address) as ray:
+        return _train(config, log, ray)
+
+
+def _train(config: TrainConfig, log: Callable[[str], None], ray: Any) -> ExpertPolicy:
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     net = Network(config.hidden, config.layers)
@@ -178,35 +325,22 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> ExpertPoli
         log(f"resumed from {config.checkpoint}: {progress['updates']} updates, {progress['decisions']:,} "
             f"decisions, {progress['seconds'] / 60:.1f} min of training")
 
-    # A resumed run deals new games (seeded by the updates done), so it goes on rather than repeating.
-    envs = [BatchEnv(games, players, reward="win", episode="round", backend=config.backend,
-                     seed=config.seed * 1_000_003 + progress["updates"] * 7 + players)
-            for players, games in config.tables]
-    outs = [env.reset() for env in envs]
-    # Games against the heuristic bot, one at a time on the engine (the learner's seat drawn every round).
-    duels = [RoyalRevengeEnv(4, opponents="heuristic", learner_seat=None, reward="win")
-             for _ in range(config.heuristic_games)]
-    duel_seed = config.seed * 1_000_003 + progress["updates"] * 100_003
-    duel_obs = [duel.reset(seed=duel_seed + i)[0] for i, duel in enumerate(duels)]
-    duel_results: list[float] = []
-    selfplay = sum(env.num_games for env in envs)
-    batch = selfplay + len(duels)
-    steps = config.steps
-    obs_buffer = np.zeros((steps, batch, OBS_SIZE), dtype=np.uint8)
-    mask_buffer = np.zeros((steps, batch, NUM_ACTIONS), dtype=bool)
-    action_buffer = np.zeros((steps, batch), dtype=np.int64)
-    logp_buffer = np.zeros((steps, batch), dtype=np.float32)
-    value_buffer = np.zeros((steps, batch), dtype=np.float32)
-    agent_buffer = np.zeros((steps, batch), dtype=np.int64)
-    reward_buffer = np.zeros((steps, batch, MAX_SEATS), dtype=np.float32)
-    done_buffer = np.zeros((steps, batch), dtype=bool)
-    bounds = np.cumsum([0] + [env.num_games for env in envs])
+    if ray is None:
+        config = replace(config, shards=config.shards or 1)
+        shards: list[Any] = [RolloutShard(config, shard, progress["updates"]) for shard in range(config.shards)]
+    else:
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        config = replace(config, shards=config.shards or cpus)
+        remote_shard = ray.remote(num_cpus=1)(RolloutShard)
+        shards = [remote_shard.remote(config, shard, progress["updates"]) for shard in range(config.shards)]
+        log(f"playing the games in {config.shards} shard(s) on a Ray cluster of {cpus} CPU(s)")
+    duel_results: list[bool] = []
 
     def info() -> dict[str, Any]:
         return {**{k: progress[k] for k in ("updates", "decisions", "rounds")},
                 "minutes": round(progress["seconds"] / 60, 1),
                 "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(config).items()
-                           if k not in ("checkpoint", "export", "resume")},
+                           if k not in ("checkpoint", "export", "resume", "ray_address")},
                 "evaluations": evaluations}
 
     def evaluate_and_save() -> ExpertPolicy:
@@ -232,60 +366,24 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> ExpertPoli
     while (config.updates and progress["updates"] < first + config.updates) or (
             not config.updates and time.monotonic() < deadline):
         started = time.perf_counter()
-        rounds = 0
-        for t in range(steps):
-            obs = np.concatenate([out.observation for out in outs]
-                                 + [_compact(seen["observation"]) for seen in duel_obs])
-            mask = np.concatenate([out.action_mask for out in outs]
-                                  + [seen["action_mask"][None, :] for seen in duel_obs]).astype(bool)
-            with torch.no_grad():
-                logits, value = net(torch.from_numpy(features(obs)), torch.from_numpy(mask))
-                logp = torch.log_softmax(logits, dim=-1)
-                action = torch.multinomial(logp.exp(), 1).squeeze(-1)
-            obs_buffer[t], mask_buffer[t] = obs, mask
-            action_buffer[t] = action.numpy()
-            logp_buffer[t] = logp.gather(1, action[:, None]).squeeze(-1).numpy()
-            value_buffer[t] = value.numpy()
-            if outs:
-                agent_buffer[t, :selfplay] = np.concatenate([out.agent for out in outs])
-            agent_buffer[t, selfplay:] = 0  # (a duel's rewards are the learner's: its column 0)
-            chosen = action_buffer[t]
-            outs = [env.step(chosen[bounds[i]:bounds[i + 1]]) for i, env in enumerate(envs)]
-            for i, out in enumerate(outs):
-                reward_buffer[t, bounds[i]:bounds[i + 1], :out.rewards.shape[1]] = out.rewards
-                done_buffer[t, bounds[i]:bounds[i + 1]] = out.terminated | out.truncated
-            for i, duel in enumerate(duels):
-                seen, reward, terminated, truncated, _ = duel.step(int(chosen[selfplay + i]))
-                reward_buffer[t, selfplay + i, 0] = float(reward)
-                done_buffer[t, selfplay + i] = over = terminated or truncated
-                if over:
-                    duel_results.append(float(reward) > 0)
-                    seen, _ = duel.reset()
-                duel_obs[i] = seen
-            rounds += int(done_buffer[t].sum())
-        # Every seat's value where the rollout stops, for the decisions whose round goes on.
-        bootstrap = np.zeros((batch, MAX_SEATS), dtype=np.float32)
-        with torch.no_grad():
-            for i, env in enumerate(envs):
-                games = env.num_games
-                for seat in range(env.players):
-                    observe: Any = env.functions.observe  # (it takes the seats to observe for)
-                    seen = observe(env.state, seat=np.full(games, seat, dtype=np.int32))
-                    # (the mask does not change the value)
-                    _, v = net(torch.from_numpy(features(seen)), torch.ones((games, NUM_ACTIONS), dtype=torch.bool))
-                    bootstrap[bounds[i]:bounds[i + 1], seat] = v.numpy()
-            if duels:
-                duel_mask = torch.from_numpy(np.stack([seen["action_mask"] for seen in duel_obs]).astype(bool))
-                _, v = net(torch.from_numpy(features(np.stack([seen["observation"] for seen in duel_obs]))),
-                           duel_mask)
-                bootstrap[selfplay:, 0] = v.numpy()
-        advantages = _advantages(value_buffer, agent_buffer, reward_buffer, done_buffer, bootstrap, config.lam)
-        returns = advantages + value_buffer
-        n = steps * batch
-        b_inputs = torch.from_numpy(features(obs_buffer.reshape(n, OBS_SIZE)))
-        b_mask = torch.from_numpy(mask_buffer.reshape(n, NUM_ACTIONS))
-        b_action = torch.from_numpy(action_buffer.reshape(n))
-        b_logp = torch.from_numpy(logp_buffer.reshape(n))
+        weights = {name: tensor.detach().clone() for name, tensor in net.state_dict().items()}
+        seeds = [_seed(config.seed, progress["updates"], shard) for shard in range(config.shards)]
+        if ray is None:
+            rollouts = [shard.collect(weights, config.steps, seed) for shard, seed in zip(shards, seeds, strict=True)]
+        else:
+            shared = ray.put(weights)  # (sent to the cluster once for all the shards)
+            rollouts = ray.get([shard.collect.remote(shared, config.steps, seed)
+                                for shard, seed in zip(shards, seeds, strict=True)])
+        rollout = _joined(rollouts)
+        duel_results.extend(rollout.duel_results)
+        advantages = _advantages(rollout.values, rollout.agents, rollout.rewards, rollout.done, rollout.bootstrap,
+                                 config.lam)
+        returns = advantages + rollout.values
+        n = advantages.size
+        b_inputs = torch.from_numpy(features(rollout.observations.reshape(n, OBS_SIZE)))
+        b_mask = torch.from_numpy(rollout.masks.reshape(n, NUM_ACTIONS))
+        b_action = torch.from_numpy(rollout.actions.reshape(n))
+        b_logp = torch.from_numpy(rollout.log_probs.reshape(n))
         b_return = torch.from_numpy(returns.reshape(n))
         b_adv = torch.from_numpy(advantages.reshape(n))
         b_adv = (b_adv - b_adv.mean()) / (b_adv.std() + 1e-8)
@@ -310,7 +408,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> ExpertPoli
                     stats += (1, value_loss.item(), entropy.item(), ((ratio - 1) - log_ratio).mean().item())
         progress["updates"] += 1
         progress["decisions"] += n
-        progress["rounds"] += rounds
+        progress["rounds"] += rollout.rounds
         progress["seconds"] += time.perf_counter() - started
         if progress["updates"] % 5 == 0:
             count = stats[0]

@@ -25,6 +25,7 @@ kept apart (``BotStats.think``, the ``"timing"`` member of the JSON, the last CS
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import json
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TournamentConfig", "TournamentConfigError", "MatchError", "Match", "MatchResult", "BotStats",
     "TournamentResult", "schedule", "match_at", "play_match", "run_tournament", "wilson_interval",
-    "format_table", "write_json", "write_csv", "write_chart", "FORMAT", "CSV_COLUMNS",
+    "format_table", "write_json", "write_csv", "write_chart", "ray_session", "FORMAT", "CSV_COLUMNS",
 ]
 
 FORMAT: Final = "royal-revenge-tournament/1"
@@ -571,16 +572,9 @@ RAY_LOCAL_STORE_BYTES: Final = 128 * 1024 * 1024
 
 def _run_on_ray(config: TournamentConfig, address: str,
                 progress: Callable[[int, int], None] | None) -> TournamentResult:
-    try:
-        import ray
-    except ImportError:
-        raise TournamentConfigError("playing on a Ray cluster needs Ray: pip install 'royal-revenge[ray]'") from None
     started = time.perf_counter()
-    connected_here = not ray.is_initialized()
-    if connected_here:
-        _connect_ray(ray, address)
-    try:
-        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]
+    with ray_session(address) as ray:
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         size = max(1, math.ceil(config.games / (cpus * RAY_TASKS_PER_CPU)))
         play = ray.remote(_play_indices)
         shared = ray.put(config)  # (sent to the cluster once, not with every task)
@@ -593,12 +587,32 @@ def _run_on_ray(config: TournamentConfig, address: str,
                 results.append(result)
                 if progress is not None:
                     progress(len(results), config.games)
-    finally:
-        if connected_here:
-            ray.shutdown()
     results.sort(key=lambda result: result.index)
     elapsed = time.perf_counter() - started
     return TournamentResult(config, results, aggregate(config, results), cpus, elapsed)
+
+
+@contextlib.contextmanager
+def ray_session(address: str) -> Iterator[Any]:
+    """The ``ray`` module, connected to the cluster at ``address`` for the ``with`` block.
+
+    ``address`` is what ``--ray`` takes: ``ray://HOST:10001`` or ``HOST:6379``, or ``"auto"``: the cluster
+    already running on this machine, or else a new local one for the block. A process already connected
+    (``ray.init``) stays on its cluster and stays connected. A missing Ray, a malformed address or one where
+    nothing answers raise :class:`TournamentConfigError` in plain words.
+    """
+    try:
+        import ray
+    except ImportError:
+        raise TournamentConfigError("a Ray cluster needs Ray: pip install 'royal-revenge[ray]'") from None
+    connected_here = not ray.is_initialized()
+    if connected_here:
+        _connect_ray(ray, address)
+    try:
+        yield ray
+    finally:
+        if connected_here:
+            ray.shutdown()
 
 
 def _connect_ray(ray: Any, address: str) -> None:

@@ -113,3 +113,13 @@ async def test_a_failing_hard_bot_plays_its_first_legal_action_and_the_game_goes
         table = await driver.run()
         assert table.phase is Phase.FINISHED
         assert any(move.by == "bot" for move in table.moves)
+
+
+async def test_the_expert_bots_weights_are_loaded_at_startup_not_at_the_first_move(tmp_path: Path) -> None:
+    """Loading NumPy and the weights takes a fraction of a second: a server does it before it serves, off its
+    event loop, so the first expert bot to move holds no table up."""
+    from royal_revenge.bots import expert
+
+    expert._loaded.cache_clear()
+    async with running_server(tmp_path / "tables.db", agent_factory=None):
+        assert expert._loaded.cache_info().currsize == 1

@@ -115,6 +115,17 @@ def _client_id(request: Request, response: Response) -> str:
     return client
 
 
+def _warm_expert_bot() -> None:
+    """Load NumPy and the expert bot's weights once, at startup and off the event loop: else the first expert
+    bot to move in this process would hold every table up while they load."""
+    from ..bots.registry import make_agent
+
+    try:
+        make_agent("expert")
+    except Exception:  # (the tables play on: an expert seat would then fail in plain words when it plays)
+        log.warning("the expert bot's weights could not be loaded", exc_info=True)
+
+
 def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentFactory | None = None,
                store: Store | None = None, limits: Limits | None = None,
                synchronous: str = SYNCHRONOUS[0], node: str | None = None,
@@ -131,6 +142,8 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         own_store = store or await Store.connect(db_url, synchronous=synchronous)
+        if agent_factory is None:
+            await asyncio.to_thread(_warm_expert_bot)
         leases = Leases(own_store, node, lease_seconds) if node is not None else None
         hub = Hub(own_store, clock, agent_factory, idle_seconds=idle_seconds,
                   tables_per_address=chosen.tables_per_address, leases=leases)

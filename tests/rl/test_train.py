@@ -100,21 +100,22 @@ def _weights(path: Path) -> dict[str, np.ndarray]:
 
 
 def test_sharded_training_on_ray_trains_the_network_it_trains_here(tmp_path: Path) -> None:
-    """Two shards played by Ray actors on a local cluster give the very weights of the same two shards played
-    in this process: the rollouts are seeded by the training, not by where they run."""
+    """Three shards played by Ray actors on a local cluster of two CPUs give the very weights of the same three
+    shards played in this process: the rollouts are seeded by the training, not by where they run. (More shards
+    than CPUs share them.)"""
     ray = pytest.importorskip("ray")
     here, there = tmp_path / "here", tmp_path / "there"
     here.mkdir()
     there.mkdir()
-    train(_config(here, shards=2, eval_rounds=0), log=lambda line: None)
+    train(_config(here, shards=3, eval_rounds=0), log=lambda line: None)
     lines: list[str] = []
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=128 * 1024 * 1024)
     try:
-        train(_config(there, shards=2, eval_rounds=0, ray_address="auto"), log=lines.append)
+        train(_config(there, shards=3, eval_rounds=0, ray_address="auto"), log=lines.append)
         assert ray.is_initialized()  # (a cluster it found connected stays connected)
     finally:
         ray.shutdown()
-    assert "playing the games in 2 shard(s) on a Ray cluster of 2 CPU(s)" in lines
+    assert "playing the games in 3 shard(s) on a Ray cluster of 2 CPU(s)" in lines
     mine, theirs = _weights(here / "t.npz"), _weights(there / "t.npz")
     assert mine.keys() == theirs.keys() and "w0" in mine
     for name in mine:

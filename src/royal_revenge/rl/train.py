@@ -331,7 +331,9 @@ def _train(config: TrainConfig, log: Callable[[str], None], ray: Any) -> ExpertP
     else:
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         config = replace(config, shards=config.shards or cpus)
-        remote_shard = ray.remote(num_cpus=1)(RolloutShard)
+        # One CPU a shard; more shards than CPUs share them (an actor holds its CPUs while it lives, so whole
+        # CPUs for every shard would leave the ones beyond the cluster's waiting forever).
+        remote_shard = ray.remote(num_cpus=min(1.0, cpus / config.shards))(RolloutShard)
         shards = [remote_shard.remote(config, shard, progress["updates"]) for shard in range(config.shards)]
         log(f"playing the games in {config.shards} shard(s) on a Ray cluster of {cpus} CPU(s)")
     duel_results: list[bool] = []

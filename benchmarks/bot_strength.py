@@ -77,9 +77,7 @@ def make(spec: str, seed: int, clock: str = "wall") -> Agent:
     """``random``, ``heuristic``, ``search@MS`` (milliseconds per decision, on the given clock) or ``search#N``
     (N rollouts per decision), with ``/STEPS`` for rollouts of STEPS steps (``search#200/60``);
     ``search-uniform@MS`` and ``search-uniform#N`` deal the hidden hands uniformly instead of as the history
-    suggests; ``+expert`` after a search (``search-uniform#200+expert``) lets the trained policy's choice win
-    near-ties instead of the heuristic's, ``+expert2`` with the margin 2 (see ``SearchAgent``); ``expert`` (the
-    shipped weights) or ``expert=PATH`` (weights from ``royal-revenge train``); any
+    suggests; ``expert`` (the shipped weights) or ``expert=PATH`` (weights from ``royal-revenge train``); any
     other name of the bot registry (``easy``, ``normal``, ``hard``) as ``make_agent`` makes it."""
     if spec == "expert" or spec.startswith("expert="):
         return ExpertAgent(seed, weights=spec.partition("=")[2] or None)
@@ -87,15 +85,10 @@ def make(spec: str, seed: int, clock: str = "wall") -> Agent:
         return RandomAgent(seed)
     if spec == "heuristic":
         return HeuristicAgent(seed)
-    spec_budget, plus, prior = spec.partition("+")
-    base, at, budget = spec_budget.partition("@") if "@" in spec_budget else spec_budget.partition("#")
+    base, at, budget = spec.partition("@") if "@" in spec else spec.partition("#")
     budget, _, steps = budget.partition("/")
     if base in ("search", "search-uniform") and budget:
         settings: dict[str, Any] = {"inference": base == "search", "name": spec}
-        if plus:  # +expert: the trained policy's choice wins near-ties; +expert2: within 2 / sqrt(worlds)
-            settings["prior"] = prior.rstrip("0123456789.")
-            if prior[len(settings["prior"]):]:
-                settings["prior_margin"] = float(prior[len(settings["prior"]):])
         if steps:
             settings["rollout_steps"] = int(steps)
         if at == "@":

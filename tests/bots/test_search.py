@@ -132,32 +132,3 @@ def test_same_seed_same_game() -> None:
         return moves
 
     assert run() == run()
-
-
-def test_the_expert_prior_wins_near_ties_and_a_wide_margin_makes_every_choice_its() -> None:
-    """With ``prior="expert"`` the trained policy's choice wins near-ties instead of the heuristic's; with a
-    margin wider than any difference of means every searched decision is the expert's choice."""
-    from royal_revenge.bots.expert import ExpertAgent
-
-    expert = ExpertAgent()
-    agent = SearchAgent(4, iterations=8, prior="expert", prior_margin=1000.0)
-    searched = 0
-    state = GameState.new(GameOptions(players=4, single_round=True), seed=9)
-    while state.decision is not Decision.GAME_OVER:
-        seat = state.decider
-        legal = state.legal_actions(seat)
-        observation = state.observe(seat)
-        action = agent.act(observation, legal)
-        if agent.last_rollouts:
-            searched += 1
-            candidates = list(agent.last_values)
-            assert action == expert.act(observation, candidates)
-        state.step(seat, action if action is not None else legal[0])
-    assert searched >= 5
-
-
-def test_bad_priors_are_refused() -> None:
-    with pytest.raises(ValueError, match="prior must be one of heuristic, expert, not 'oracle'"):
-        SearchAgent(prior="oracle")
-    with pytest.raises(ValueError, match="prior_margin must be a number from 0 up"):
-        SearchAgent(prior_margin=-1)

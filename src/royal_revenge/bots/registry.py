@@ -66,8 +66,6 @@ _PARAMS: Final[Mapping[str, Mapping[str, str]]] = {
         "budget_ms": "a positive number of milliseconds",
         "rollout_steps": "a whole number, at least 0",
         "inference": "true or false: deal the hidden hands as the round's history suggests (default false)",
-        "prior": "heuristic or expert: whose choice wins near-ties (default heuristic)",
-        "prior_margin": "a number from 0 up: how near a tie is (default 0.5)",
         "clock": "a function returning seconds",
     },
     "expert": {

@@ -17,9 +17,7 @@ For each decision with a real choice the bot repeatedly
    or for a bounded number of steps, scoring a finished round 1 for a win and 0 for a loss,
    and an unfinished one by an estimate from the hand sizes.
 
-It chooses the action with the best mean, a prior's choice winning near-ties (within
-``prior_margin / sqrt(worlds)``): the heuristic bot's by default, or with ``prior="expert"``
-the trained policy's (:class:`~royal_revenge.bots.expert.ExpertAgent`, NumPy). The
+It chooses the action with the best mean, the heuristic's choice winning near-ties. The
 sampled world is the bot's own imagination: the bot never sees the true state.
 
 The budget is ``iterations`` (rollouts per decision, deterministic for a given seed) and/or
@@ -49,7 +47,7 @@ from ..engine import (
 from ..engine.actions import COLOURS, DRAW, JESTERS, KEEP, PLAYS, PLAYS_UNO, VICTIMS
 from ..engine.cards import CARDS_OF_COLOUR, COLOUR_OF, KIND_OF, PLAYABLE, POINTS_OF, Card, Colour, Kind, match_key
 from ..engine.options import DEFAULT_SCEPTER_TURNS
-from .base import Agent, seeded_rng
+from .base import seeded_rng
 from .heuristic import MOST_COLOURED_POINTS, HeuristicAgent
 from .inference import HandInference
 
@@ -70,9 +68,7 @@ _NUMBER: Final = Kind.NUMBER
 DEFAULT_ROLLOUT_STEPS: Final = 25
 """Steps a rollout plays before the hand sizes decide its value."""
 PRIOR_MARGIN: Final = 0.5
-"""The prior's choice wins when within ``prior_margin / sqrt(worlds)`` of the best mean (by default this)."""
-PRIORS: Final = ("heuristic", "expert")
-"""Whose choice wins near-ties: the heuristic bot's, or the trained policy's (the expert bot's)."""
+"""The heuristic's choice wins when within ``PRIOR_MARGIN / sqrt(worlds)`` of the best mean."""
 
 
 def _most_dangerous(state: GameState, king: int) -> int:
@@ -228,8 +224,6 @@ class SearchAgent:
         clock: Callable[[], float] = time.perf_counter,
         rollout_steps: int = DEFAULT_ROLLOUT_STEPS,
         inference: bool = False,
-        prior: str = "heuristic",
-        prior_margin: float = PRIOR_MARGIN,
         name: str | None = None,
     ) -> None:
         if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int)
@@ -242,10 +236,6 @@ class SearchAgent:
             raise ValueError(f"rollout_steps must be a whole number of at least 0, not {rollout_steps!r}")
         if not isinstance(inference, bool):
             raise ValueError(f"inference must be true or false, not {inference!r}")
-        if prior not in PRIORS:
-            raise ValueError(f"prior must be one of {', '.join(PRIORS)}, not {prior!r}")
-        if isinstance(prior_margin, bool) or not isinstance(prior_margin, (int, float)) or not prior_margin >= 0:
-            raise ValueError(f"prior_margin must be a number from 0 up, not {prior_margin!r}")
         if iterations is None and budget_ms is None:
             iterations = 200
         self.rng = seeded_rng(seed)
@@ -255,12 +245,6 @@ class SearchAgent:
         self.rollout_steps = rollout_steps
         self.inference = inference
         self.fallback = HeuristicAgent(self.rng)
-        self.prior: Agent = self.fallback
-        if prior == "expert":
-            from .expert import ExpertAgent  # (NumPy: imported only for this prior)
-
-            self.prior = ExpertAgent()
-        self.prior_margin = float(prior_margin)
         self.last_rollouts = 0
         """Rollouts made for the last decision (for benchmarks and tests)."""
         self.last_values: dict[AnyAction, float] = {}
@@ -281,8 +265,7 @@ class SearchAgent:
         candidates = _candidates(legal_actions)
         if len(candidates) == 1:
             return candidates[0]
-        preferred = (self.fallback.decide(observation, candidates) if self.prior is self.fallback
-                     else self.prior.act(observation, candidates) or candidates[0])
+        preferred = self.fallback.decide(observation, candidates)
         if isinstance(preferred, Play) and not preferred.uno and Play(preferred.card, True) in candidates:
             preferred = Play(preferred.card, True)
         return self._search(observation, me, candidates, preferred)
@@ -322,7 +305,7 @@ class SearchAgent:
         means = [total / worlds for total in totals]
         self.last_values = dict(zip(candidates, means, strict=True))
         # Near-ties go to the heuristic's choice: within about one standard error of a win rate.
-        margin = self.prior_margin / math.sqrt(worlds)
+        margin = PRIOR_MARGIN / math.sqrt(worlds)
         best = max(range(k), key=lambda i: means[i] + (margin if candidates[i] == preferred else 0.0))
         return candidates[best]
 

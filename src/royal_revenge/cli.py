@@ -401,9 +401,9 @@ def tournament(
 @click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="PyTorch's threads.")
 @click.option("--seed", "-s", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the training.")
 @click.option("--shards", type=click.IntRange(1, 4096), default=None,
-              help="Split the games into this many shares, each played by its own worker with --ray  "
-                   "[default: 1; with --ray, the cluster's CPUs]. The same seed and shards train the same "
-                   "network with or without --ray.")
+              help="Split the games into this many shares (with --ray, each a Ray actor). The same seed and "
+                   "shards train the same network with or without --ray.  [default: 1; with --ray, the "
+                   "cluster's CPUs]")
 @click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
               help="Play the games on a Ray cluster (pip install 'royal-revenge[ray]'; every machine needs "
                    "royal-revenge[rl,train] installed): ray://HOST:10001 or HOST:6379, or auto for the cluster "

@@ -99,6 +99,9 @@ def _weights(path: Path) -> dict[str, np.ndarray]:
         return {name: saved[name] for name in saved.files if name != "info"}
 
 
+# Ray starts its processes with subprocess (a fork, then an exec at once, no Python in between): the warning JAX
+# gives for any fork of a multithreaded process (JAX is imported by earlier tests of the same run) does not apply.
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
 def test_sharded_training_on_ray_trains_the_network_it_trains_here(tmp_path: Path) -> None:
     """Three shards played by Ray actors on a local cluster of two CPUs give the very weights of the same three
     shards played in this process: the rollouts are seeded by the training, not by where they run. (More shards

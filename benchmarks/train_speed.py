@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/train_speed.py --updates 6 --repeats 3
 
 Side by side, interleaved (every repetition runs each way once, in an order that alternates), the
-training of the default configuration (2,560 self-play games at every table size, 512 games
+training of the default configuration (1,024 self-play games at every table size, 512 games
 against heuristic bots, 32 decisions a game per update, the Numba core):
 
 * ``process``: one shard, in this process (``royal-revenge train``);

@@ -146,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         .training(train_batch_size_per_learner=args.batch, minibatch_size=args.minibatch,
                   num_epochs=args.epochs, lr=3e-4, entropy_coeff=0.01, gamma=1.0, lambda_=0.95)
         .debugging(seed=args.seed)
+        # (an env runner whose environment raised, on an illegal action say, stops the run rather than restart)
+        .fault_tolerance(restart_failed_env_runners=False)
     )
     algo = config.build_algo()
     started = time.monotonic()

@@ -402,8 +402,8 @@ def tournament(
 @click.option("--seed", "-s", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the training.")
 @click.option("--shards", type=click.IntRange(1, 4096), default=None,
               help="Split the games into this many shares (with --ray, each a Ray actor). The same seed and "
-                   "shards train the same network with or without --ray.  [default: 1; with --ray, the "
-                   "cluster's CPUs]")
+                   "shards train the same network with or without --ray (at --threads 1).  [default: 1; with "
+                   "--ray, the cluster's CPUs]")
 @click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
               help="Play the games on a Ray cluster (pip install 'royal-revenge[ray]'; every machine needs "
                    "royal-revenge[rl,train] installed): ray://HOST:10001 or HOST:6379, or auto for the cluster "
@@ -426,7 +426,7 @@ def train(minutes: float, updates: int | None, out: Path, checkpoint: Path | Non
             raise click.UsageError("--backend numba needs Numba: pip install 'royal-revenge[numba]' "
                                    "(or choose --backend numpy)") from None
     try:
-        from .rl.train import TrainConfig
+        from .rl.train import TrainConfig, TrainingError
         from .rl.train import train as run_training
     except ImportError as error:
         raise click.UsageError(str(error)) from None
@@ -441,7 +441,9 @@ def train(minutes: float, updates: int | None, out: Path, checkpoint: Path | Non
                          ray_address=ray_address)
     try:
         run_training(config, log=lambda line: click.echo(line))
-    except ValueError as error:  # a checkpoint of another network, or a Ray address that does not answer
+    except TrainingError as error:
+        raise click.ClickException(str(error)) from None
+    except ValueError as error:  # a checkpoint of another network, too many shards, a Ray address that does not answer
         raise click.UsageError(str(error)) from None
     except KeyboardInterrupt:
         raise click.ClickException(f"interrupted: the last checkpoint is in {checkpoint}; --resume goes on "

@@ -14,7 +14,7 @@ from click.testing import CliRunner  # noqa: E402
 from royal_revenge.bots.expert import ExpertPolicy, features  # noqa: E402
 from royal_revenge.cli import cli  # noqa: E402
 from royal_revenge.rl.encoding import NUM_ACTIONS, OBS_SIZE  # noqa: E402
-from royal_revenge.rl.train import Network, TrainConfig, _advantages, _share, train  # noqa: E402
+from royal_revenge.rl.train import Network, TrainConfig, TrainingError, _advantages, _share, train  # noqa: E402
 
 
 def test_advantages_follow_each_seat_through_its_own_decisions() -> None:
@@ -130,8 +130,27 @@ def test_sharded_training_on_ray_trains_the_network_it_trains_here(tmp_path: Pat
 
 
 def test_the_train_command_refuses_a_ray_address_in_plain_words(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
     result = CliRunner().invoke(cli, ["train", "--updates", "1", "--backend", "numpy", "--ray", "nonsense",
                                       "--out", str(tmp_path / "x.npz")])
     assert result.exit_code == 2
     assert "a Ray address is HOST:PORT or ray://HOST:PORT (or auto), not 'nonsense'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_more_shards_than_games_to_share_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="9 shards are more than there are games to share: at most 8"):
+        train(_config(tmp_path, shards=9), log=lambda line: None)
+
+
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")  # (as above)
+def test_a_shard_that_fails_on_ray_stops_the_training_in_plain_words(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=128 * 1024 * 1024)
+    try:
+        with pytest.raises(TrainingError, match=r"a shard failed on the Ray cluster \(.*\); the last checkpoint "
+                                                r"is in .*t\.pt, and --resume goes on from it") as caught:
+            train(_config(tmp_path, shards=2, ray_address="auto", backend="abacus"), log=lambda line: None)
+    finally:
+        ray.shutdown()
+    assert "Traceback" not in str(caught.value) and "\x1b[" not in str(caught.value)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -44,7 +45,7 @@ from .batch import BatchEnv
 from .encoding import NUM_ACTIONS, OBS_SIZE
 from .gym_env import RoyalRevengeEnv
 
-__all__ = ["TABLES", "TrainConfig", "Network", "Rollout", "RolloutShard", "train", "win_rate"]
+__all__ = ["TABLES", "TrainConfig", "TrainingError", "Network", "Rollout", "RolloutShard", "train", "win_rate"]
 
 TABLES: Final = ((2, 128), (3, 128), (4, 512), (5, 128), (6, 128))
 """(players, games) trained at once: every table size, four-player tables the most."""
@@ -164,9 +165,14 @@ def _share(total: int, shards: int, shard: int) -> range:
     return range(first, first + per + (shard < extra))
 
 
-def _seed(*parts: int) -> int:
-    """A seed drawn from several numbers (NumPy's SeedSequence: different parts give unrelated seeds)."""
-    return int(np.random.SeedSequence(parts).generate_state(1)[0])
+def _seed(seed: int, *key: int) -> int:
+    """A seed for one use within a training of seed ``seed``: NumPy's SeedSequence of the training's seed and a
+    key naming the use (a tag, then the updates done, the shard, ...): different keys give unrelated seeds."""
+    return int(np.random.SeedSequence(seed, spawn_key=key).generate_state(1)[0])
+
+
+class TrainingError(RuntimeError):
+    """The training cannot go on (a shard failed on the Ray cluster); the message says why in plain words."""
 
 
 @dataclass
@@ -201,12 +207,12 @@ class RolloutShard:
             self.net = Network(config.hidden, config.layers)  # not touched, wherever the shard is made)
         # A resumed run deals new games (seeded by the updates done), so it goes on rather than repeating.
         self.envs = [BatchEnv(len(share), players, reward="win", episode="round", backend=config.backend,
-                              seed=_seed(config.seed, updates_done, shard, players))
+                              seed=_seed(config.seed, 0, updates_done, shard, players))
                      for players, games in config.tables if (share := _share(games, config.shards, shard))]
         # Games against the heuristic bot, one at a time on the engine (the learner's seat drawn every round).
         duels = _share(config.heuristic_games, config.shards, shard)
         self.duels = [RoyalRevengeEnv(4, opponents="heuristic", learner_seat=None, reward="win") for _ in duels]
-        first_seed = _seed(config.seed, updates_done, 1_000_003)
+        first_seed = _seed(config.seed, 1, updates_done)
         self.duel_obs = [duel.reset(seed=first_seed + i)[0] for i, duel in zip(duels, self.duels, strict=True)]
         self.outs = [env.reset() for env in self.envs]
         self.bounds = np.cumsum([0] + [env.num_games for env in self.envs])
@@ -276,10 +282,19 @@ class RolloutShard:
         return out
 
 
+def _ray_failure(error: Exception) -> str:
+    """What went wrong on the Ray cluster, in one line: the shard's own exception when Ray keeps it, else the
+    last line of Ray's message (the remote traceback ends with it), without the terminal's colour codes."""
+    cause = getattr(error, "cause", None)
+    if isinstance(cause, BaseException):
+        return f"{type(cause).__name__}: {cause}"
+    lines = [line.strip() for line in re.sub(r"\x1b\[[0-9;]*m", "", str(error)).splitlines() if line.strip()]
+    return lines[-1] if lines else type(error).__name__
+
+
 def _joined(rollouts: list[Rollout]) -> Rollout:
-    """The shards' rollouts as one, the shards' games side by side in shard order."""
-    if len(rollouts) == 1:
-        return rollouts[0]
+    """The shards' rollouts as one, the shards' games side by side in shard order (new arrays: a rollout that came
+    from Ray is read-only)."""
     arrays = {name: np.concatenate([getattr(r, name) for r in rollouts], axis=0 if name == "bootstrap" else 1)
               for name in ("observations", "masks", "actions", "log_probs", "values", "agents", "rewards", "done",
                            "bootstrap")}
@@ -325,12 +340,17 @@ def _train(config: TrainConfig, log: Callable[[str], None], ray: Any) -> ExpertP
         log(f"resumed from {config.checkpoint}: {progress['updates']} updates, {progress['decisions']:,} "
             f"decisions, {progress['seconds'] / 60:.1f} min of training")
 
+    # A shard plays one game of a kind for each of its index below that kind's count: more shards than the
+    # most games of one kind would leave some with none.
+    most = max([games for _, games in config.tables] + [config.heuristic_games])
+    if config.shards > most:
+        raise ValueError(f"{config.shards} shards are more than there are games to share: at most {most}")
     if ray is None:
         config = replace(config, shards=config.shards or 1)
         shards: list[Any] = [RolloutShard(config, shard, progress["updates"]) for shard in range(config.shards)]
     else:
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        config = replace(config, shards=config.shards or cpus)
+        config = replace(config, shards=config.shards or min(cpus, most))
         # One CPU a shard; more shards than CPUs share them (an actor holds its CPUs while it lives, so whole
         # CPUs for every shard would leave the ones beyond the cluster's waiting forever).
         remote_shard = ray.remote(num_cpus=min(1.0, cpus / config.shards))(RolloutShard)
@@ -369,13 +389,19 @@ def _train(config: TrainConfig, log: Callable[[str], None], ray: Any) -> ExpertP
             not config.updates and time.monotonic() < deadline):
         started = time.perf_counter()
         weights = {name: tensor.detach().clone() for name, tensor in net.state_dict().items()}
-        seeds = [_seed(config.seed, progress["updates"], shard) for shard in range(config.shards)]
+        seeds = [_seed(config.seed, 2, progress["updates"], shard) for shard in range(config.shards)]
         if ray is None:
             rollouts = [shard.collect(weights, config.steps, seed) for shard, seed in zip(shards, seeds, strict=True)]
         else:
             shared = ray.put(weights)  # (sent to the cluster once for all the shards)
-            rollouts = ray.get([shard.collect.remote(shared, config.steps, seed)
-                                for shard, seed in zip(shards, seeds, strict=True)])
+            try:
+                rollouts = ray.get([shard.collect.remote(shared, config.steps, seed)
+                                    for shard, seed in zip(shards, seeds, strict=True)])
+            except ray.exceptions.RayError as error:
+                raise TrainingError(f"a shard failed on the Ray cluster ({_ray_failure(error)}); the "
+                                    f"last checkpoint is in {config.checkpoint}, and --resume goes on from it. "
+                                    "Every machine of the cluster needs royal-revenge[rl,train] (and [numba] for "
+                                    "the numba backend)") from None
         rollout = _joined(rollouts)
         duel_results.extend(rollout.duel_results)
         advantages = _advantages(rollout.values, rollout.agents, rollout.rewards, rollout.done, rollout.bootstrap,

@@ -187,18 +187,25 @@ def _random_all(legal: Any, bits: Any, out: Any) -> None:
 
 @_jit
 def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter: Any, earned: Any,
-         terminated: Any, truncated: Any, with_bots: bool) -> None:
+         learner_terminated: Any, learner_truncated: Any, with_bots: bool) -> None:
     """Each game's step (:func:`.rules.step`); ``with_bots``: then its random bots, up to its learner's next
     decision (:func:`.env.learner_step`), with what the learner earned and whether its episode ended.
 
-    The rules are closures over the state, not functions of it: a Numba function that is handed the state's 40
-    arrays pays for each of them at every call, a closure is compiled into the caller."""
+    ``s`` is the state as a plain tuple (a named tuple costs the dispatcher microseconds per call). The rules
+    are closures over its arrays, taken out once here, not functions of the state: a Numba function that is
+    handed 40 arrays pays for each of them at every call, a closure is compiled into the caller. Closures over
+    the tuple itself would take and drop a reference to all 40 arrays wherever two branches touch the state
+    (about a quarter of a step's time, measured), closures over single arrays only to the arrays involved."""
+    (hands, held, hand_points, pile, pile_size, discard, discard_size, discard_counts, colour, direction,
+     king, jester, dealer, current, decision, decider, drawn, resolving, jester_for_setup, uno_seat,
+     fanfare_queued, scepter_running, scepter_left, turns_since_scepter, passes, scores, round_no, selected,
+     chance, chance_next, steps, legal, rewards, terminated, truncated, illegal, drew, dealt, key, counter) = s
     n = p.players
 
     def _next(b: int) -> Any:
         """The game's next 32 random bits (its counter moves on)."""
-        bits = _bits(s.key[b], s.counter[b])
-        s.counter[b] = np.uint32((np.uint64(s.counter[b]) + np.uint64(1)) & M32)
+        bits = _bits(key[b], counter[b])
+        counter[b] = np.uint32((np.uint64(counter[b]) + np.uint64(1)) & M32)
         return bits
 
 
@@ -208,62 +215,62 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
     def _deal(b: int) -> None:
         """R-SETUP-3: all 56 cards shuffled, 7 to each seat, the start card turned; the King chooses a Jester."""
         keys = np.empty(DECK_SIZE, dtype=np.uint64)
-        base = np.uint64(s.counter[b])
+        base = np.uint64(counter[b])
         for place in range(DECK_SIZE):
-            keys[place] = _bits(s.key[b], (base + np.uint64(place)) & M32)
+            keys[place] = _bits(key[b], (base + np.uint64(place)) & M32)
         order = np.argsort(keys, kind="mergesort")  # (stable, as the NumPy form's argsort)
-        s.counter[b] = np.uint32((base + np.uint64(DECK_SIZE)) & M32)
-        dealt = HAND_SIZE * n
-        dealer = s.dealer[b]
+        counter[b] = np.uint32((base + np.uint64(DECK_SIZE)) & M32)
+        dealt_cards = HAND_SIZE * n
+        first = dealer[b]
         for seat in range(n):
-            s.held[b, seat] = HAND_SIZE
-            s.hand_points[b, seat] = 0
+            held[b, seat] = HAND_SIZE
+            hand_points[b, seat] = 0
             for face in range(FACES):
-                s.hands[b, seat, face] = 0
-        for place in range(dealt):  # D-16: place p goes to the seat p % n + 1 places left of the dealer
+                hands[b, seat, face] = 0
+        for place in range(dealt_cards):  # D-16: place p goes to the seat p % n + 1 places left of the dealer
             card = DECK[order[place]]
-            seat = (dealer + 1 + place % n) % n
-            s.hands[b, seat, card] += 1
-            s.hand_points[b, seat] += POINTS[card]
-        start = DECK[order[dealt]]
+            seat = (first + 1 + place % n) % n
+            hands[b, seat, card] += 1
+            hand_points[b, seat] += POINTS[card]
+        start = DECK[order[dealt_cards]]
         for place in range(DECK_SIZE):
-            s.pile[b, place] = DECK[order[dealt + 1 + place]] if dealt + 1 + place < DECK_SIZE else 0
-            s.discard[b, place] = 0
-        s.discard[b, 0] = start
+            pile[b, place] = DECK[order[dealt_cards + 1 + place]] if dealt_cards + 1 + place < DECK_SIZE else 0
+            discard[b, place] = 0
+        discard[b, 0] = start
         for face in range(FACES):
-            s.discard_counts[b, face] = 0
-        s.discard_counts[b, start] = 1
-        s.colour[b] = CARD_COLOUR[start]
-        s.pile_size[b] = DECK_SIZE - dealt - 1
-        s.discard_size[b] = 1
-        s.direction[b] = 1
-        s.current[b] = s.king[b]
-        s.drawn[b] = NONE
-        s.uno_seat[b] = NONE
-        s.passes[b] = 0
-        s.fanfare_queued[b] = False
-        s.scepter_running[b] = False
-        s.scepter_left[b] = NONE
-        s.turns_since_scepter[b] = 0
-        s.resolving[b] = NONE
-        s.jester_for_setup[b] = True
-        s.decision[b] = JESTER_CHOICE
-        s.decider[b] = s.king[b]
-        s.selected[b] = s.king[b]
-        s.chance[b] = False
-        s.dealt[b] = True
+            discard_counts[b, face] = 0
+        discard_counts[b, start] = 1
+        colour[b] = CARD_COLOUR[start]
+        pile_size[b] = DECK_SIZE - dealt_cards - 1
+        discard_size[b] = 1
+        direction[b] = 1
+        current[b] = king[b]
+        drawn[b] = NONE
+        uno_seat[b] = NONE
+        passes[b] = 0
+        fanfare_queued[b] = False
+        scepter_running[b] = False
+        scepter_left[b] = NONE
+        turns_since_scepter[b] = 0
+        resolving[b] = NONE
+        jester_for_setup[b] = True
+        decision[b] = JESTER_CHOICE
+        decider[b] = king[b]
+        selected[b] = king[b]
+        chance[b] = False
+        dealt[b] = True
 
 
     def _new_game(b: int) -> None:
         """R-SETUP-2/4: scores cleared, a random dealer and first King (D-3), then the deal."""
-        s.dealer[b] = _below(_bits(s.key[b], s.counter[b]), n)
-        s.king[b] = _below(_bits(s.key[b], (np.uint64(s.counter[b]) + np.uint64(1)) & M32), n)
-        s.counter[b] = np.uint32((np.uint64(s.counter[b]) + np.uint64(2)) & M32)
+        dealer[b] = _below(_bits(key[b], counter[b]), n)
+        king[b] = _below(_bits(key[b], (np.uint64(counter[b]) + np.uint64(1)) & M32), n)
+        counter[b] = np.uint32((np.uint64(counter[b]) + np.uint64(2)) & M32)
         for seat in range(n):
-            s.scores[b, seat] = 0
-        s.round_no[b] = 1
-        s.jester[b] = NONE
-        s.steps[b] = 0
+            scores[b, seat] = 0
+        round_no[b] = 1
+        jester[b] = NONE
+        steps[b] = 0
         _deal(b)
 
 
@@ -275,39 +282,39 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
         seat = min(max(seat, 0), n - 1)
         got = 0
         for draw in range(count):
-            if s.pile_size[b] == 0 and s.discard_size[b] > 1:
+            if pile_size[b] == 0 and discard_size[b] > 1:
                 # R-TURN-4: the discards but the top become the pile (a draw picks a random card of it anyway).
-                size = s.discard_size[b]
-                top = s.discard[b, size - 1]
+                size = discard_size[b]
+                top = discard[b, size - 1]
                 for place in range(DECK_SIZE):
-                    s.pile[b, place] = s.discard[b, place]
-                s.pile_size[b] = size - 1
-                s.discard[b, 0] = top
-                s.discard_size[b] = 1
+                    pile[b, place] = discard[b, place]
+                pile_size[b] = size - 1
+                discard[b, 0] = top
+                discard_size[b] = 1
                 for face in range(FACES):
-                    s.discard_counts[b, face] = 0
-                s.discard_counts[b, top] = 1
-            size = s.pile_size[b]
+                    discard_counts[b, face] = 0
+                discard_counts[b, top] = 1
+            size = pile_size[b]
             if size > 0:
                 place = _below(_next(b), size)
-                card = s.pile[b, place]
-                s.pile[b, place] = s.pile[b, size - 1]
-                s.pile_size[b] = size - 1
-                s.hands[b, seat, card] += 1
-                s.held[b, seat] += 1
-                s.hand_points[b, seat] += POINTS[card]
-                s.drew[b, draw] = card
+                card = pile[b, place]
+                pile[b, place] = pile[b, size - 1]
+                pile_size[b] = size - 1
+                hands[b, seat, card] += 1
+                held[b, seat] += 1
+                hand_points[b, seat] += POINTS[card]
+                drew[b, draw] = card
                 got += 1
         return got
 
 
     def _start_scepter(b: int) -> None:
         """Choosing the Jester (re)starts the scepter (R-SETUP-5, R-KING-2): a random number of turns (R-KING-1)."""
-        s.scepter_running[b] = True
-        s.fanfare_queued[b] = False
-        s.turns_since_scepter[b] = 0
+        scepter_running[b] = True
+        fanfare_queued[b] = False
+        turns_since_scepter[b] = 0
         if p.scepter_low >= 0:
-            s.scepter_left[b] = p.scepter_low + _below(_next(b), p.scepter_high - p.scepter_low + 1)
+            scepter_left[b] = p.scepter_low + _below(_next(b), p.scepter_high - p.scepter_low + 1)
 
 
     def _score(b: int, winner: int) -> None:
@@ -316,196 +323,196 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
         if winner == NONE:  # a stalemate: the fewest points, the first in order of play after the current seat
             best = 1 << 40
             for seat in range(n):
-                order = ((seat - s.current[b]) * s.direction[b] - 1) % n
-                value = s.hand_points[b, seat] * 8 + order
+                order = ((seat - current[b]) * direction[b] - 1) % n
+                value = hand_points[b, seat] * 8 + order
                 if value < best:
                     best, winner = value, seat
         total = 0
         for seat in range(n):
-            total += s.hand_points[b, seat]
-        worth = total - s.hand_points[b, winner]
+            total += hand_points[b, seat]
+        worth = total - hand_points[b, winner]
         if p.standard_scoring:
-            s.scores[b, winner] += worth
-            over = p.single_round or s.scores[b, winner] >= p.target_score
+            scores[b, winner] += worth
+            over = p.single_round or scores[b, winner] >= p.target_score
         else:
             highest = -(1 << 40)
             for seat in range(n):
-                s.scores[b, seat] += s.hand_points[b, seat]
-                highest = max(highest, s.scores[b, seat])
+                scores[b, seat] += hand_points[b, seat]
+                highest = max(highest, scores[b, seat])
             over = p.single_round or highest >= p.target_score
-        s.uno_seat[b] = NONE  # D-8, D-14: the end of a round closes any UNO chance and stops the scepter
-        s.drawn[b] = NONE
-        s.fanfare_queued[b] = False
-        s.scepter_running[b] = False
-        s.scepter_left[b] = NONE
-        s.decider[b] = NONE
-        s.decision[b] = GAME_OVER if over else ROUND_OVER
+        uno_seat[b] = NONE  # D-8, D-14: the end of a round closes any UNO chance and stops the scepter
+        drawn[b] = NONE
+        fanfare_queued[b] = False
+        scepter_running[b] = False
+        scepter_left[b] = NONE
+        decider[b] = NONE
+        decision[b] = GAME_OVER if over else ROUND_OVER
         if p.reward_points:  # docs/rl.md, "Rewards"
             if p.standard_scoring:
                 for seat in range(n):
-                    s.rewards[b, seat] = worth if seat == winner else -s.hand_points[b, seat]
+                    rewards[b, seat] = worth if seat == winner else -hand_points[b, seat]
             else:
                 mean = np.float32(np.float32(total) / np.float32(n))
                 for seat in range(n):
-                    s.rewards[b, seat] = mean - np.float32(s.hand_points[b, seat])
+                    rewards[b, seat] = mean - np.float32(hand_points[b, seat])
         elif over:
             lowest = 1 << 40
             for seat in range(n):
-                lowest = min(lowest, s.scores[b, seat])
+                lowest = min(lowest, scores[b, seat])
             winners = 0
             for seat in range(n):
-                if (seat == winner) if p.standard_scoring else (s.scores[b, seat] == lowest):
+                if (seat == winner) if p.standard_scoring else (scores[b, seat] == lowest):
                     winners += 1
             loss = np.float32(-np.float32(winners) / np.float32(max(n - winners, 1)))
             for seat in range(n):
-                won = (seat == winner) if p.standard_scoring else (s.scores[b, seat] == lowest)
-                s.rewards[b, seat] = 0.0 if winners == n else (1.0 if won else loss)
+                won = (seat == winner) if p.standard_scoring else (scores[b, seat] == lowest)
+                rewards[b, seat] = 0.0 if winners == n else (1.0 if won else loss)
 
 
     def _play(b: int, player: int, action: int) -> tuple[int, int, int, int]:
-        """Stage 1 for a card played (R-TURN-2/3, R-UNO-1, R-ACT): (what follows, seat, steps, who draws one)."""
+        """Stage 1 for a card played (R-TURN-2/3, R-UNO-1, R-ACT): (what follows, seat, advance, who draws one)."""
         card = action % FACES
-        if s.decision[b] == TURN:
-            s.uno_seat[b] = NONE  # the next player has begun their turn: the catch window closes (R-UNO-2)
-        s.hands[b, player, card] -= 1
-        s.held[b, player] -= 1
-        s.hand_points[b, player] -= POINTS[card]
-        s.discard[b, s.discard_size[b]] = card
-        s.discard_size[b] += 1
-        s.discard_counts[b, card] += 1
-        s.drawn[b] = NONE
-        s.passes[b] = 0
-        gone_out = s.held[b, player] == 0
-        if s.held[b, player] == 1 and action < PLAY_UNO:
-            s.uno_seat[b] = player  # anyone may catch them (R-UNO-2)
+        if decision[b] == TURN:
+            uno_seat[b] = NONE  # the next player has begun their turn: the catch window closes (R-UNO-2)
+        hands[b, player, card] -= 1
+        held[b, player] -= 1
+        hand_points[b, player] -= POINTS[card]
+        discard[b, discard_size[b]] = card
+        discard_size[b] += 1
+        discard_counts[b, card] += 1
+        drawn[b] = NONE
+        passes[b] = 0
+        gone_out = held[b, player] == 0
+        if held[b, player] == 1 and action < PLAY_UNO:
+            uno_seat[b] = player  # anyone may catch them (R-UNO-2)
         kind = KIND[card]
-        follow, steps, give_seat = GO_ON, 1, -1
+        follow, advance, give_seat = GO_ON, 1, -1
         if kind == WILD_CARD:  # R-ACT-WILD; a player who went out names no colour
-            s.colour[b] = NONE
+            colour[b] = NONE
             follow = END_ROUND if gone_out else ASK_COLOUR
-            s.resolving[b] = player
+            resolving[b] = player
         else:
-            s.colour[b] = CARD_COLOUR[card]
+            colour[b] = CARD_COLOUR[card]
         if kind == NUMBER:
             follow = FINISH
         elif kind == REVERSE:  # R-ACT-REV
             if p.reverse_skips:
-                steps = 2
+                advance = 2
             else:
-                s.direction[b] = -s.direction[b]
+                direction[b] = -direction[b]
             follow = FINISH
         elif kind == SKIP:  # R-ACT-SKIP
-            follow, steps = FINISH, 2
+            follow, advance = FINISH, 2
         elif kind == JESTER_CARD:  # R-ACT-JEST: the Jester draws one (not a player who went out: D-1)
-            if not (s.jester[b] == player and gone_out):
-                give_seat = s.jester[b]
+            if not (jester[b] == player and gone_out):
+                give_seat = jester[b]
             follow = FINISH
         elif kind == KINGS_CHOICE:  # R-ACT-KC
             follow = ASK_VICTIM
-            s.resolving[b] = player
-        return follow, player, steps, give_seat
+            resolving[b] = player
+        return follow, player, advance, give_seat
 
 
     def _act(b: int, player: int, action: int) -> tuple[int, int, int, bool]:
         """Stage 1 and 2: what the action does at once and the cards it gives. Returns what follows (GO_ON,
         FINISH, ...), the seat and steps for FINISH and BEGIN, and whether a draw ended the round in a stalemate."""
         n = p.players
-        follow, seat, steps = GO_ON, player, 1
+        follow, seat, advance = GO_ON, player, 1
         give_seat, give_count = 0, 0
         if action < DRAW_ACTION:
-            follow, seat, steps, jester = _play(b, player, action)
-            if jester >= 0:
-                give_seat, give_count = jester, 1
+            follow, seat, advance, jester_seat = _play(b, player, action)
+            if jester_seat >= 0:
+                give_seat, give_count = jester_seat, 1
         elif action == DRAW_ACTION:  # R-TURN-2: one card; what follows depends on whether one came
-            s.uno_seat[b] = NONE
+            uno_seat[b] = NONE
             give_seat, give_count, follow = player, 1, DRAW_RESULT
         elif action == KEEP_ACTION:  # R-TURN-3
-            s.drawn[b] = NONE
+            drawn[b] = NONE
             follow = FINISH
         elif action < JESTER:  # the King's colour or victim: play goes on from the card's player (R-ACT-PLUS),
-            resolving = s.resolving[b]  # or the King starts after the start card (R-SETUP-6)
-            if resolving == NONE:
-                follow, seat = BEGIN, s.king[b]
+            resolver_seat = resolving[b]  # or the King starts after the start card (R-SETUP-6)
+            if resolver_seat == NONE:
+                follow, seat = BEGIN, king[b]
             else:
-                follow, seat = FINISH, resolving
+                follow, seat = FINISH, resolver_seat
             if action < VICTIM:
-                s.colour[b] = action - COLOUR  # R-ACT-WILD
+                colour[b] = action - COLOUR  # R-ACT-WILD
             else:
                 victim = (player + action - VICTIM) % n  # R-ACT-KC
                 give_seat = victim
-                resolver = min(max(resolving, 0), n - 1)
-                give_count = 0 if (victim == resolving and s.held[b, resolver] == 0) else 1
+                resolver = min(max(resolver_seat, 0), n - 1)
+                give_count = 0 if (victim == resolver_seat and held[b, resolver] == 0) else 1
         elif action < CALL_UNO_ACTION:  # the Jester (R-SETUP-5, R-KING-2): the scepter (re)starts
-            s.jester[b] = (player + action - JESTER) % n
+            jester[b] = (player + action - JESTER) % n
             _start_scepter(b)
-            follow, seat = BEGIN, s.king[b]  # the new King plays next (R-KING-2)
-            if s.jester_for_setup[b]:  # at a round's start the start card follows (R-SETUP-6)
-                start_kind = KIND[s.discard[b, 0]]
+            follow, seat = BEGIN, king[b]  # the new King plays next (R-KING-2)
+            if jester_for_setup[b]:  # at a round's start the start card follows (R-SETUP-6)
+                start_kind = KIND[discard[b, 0]]
                 if start_kind == REVERSE:  # the dealer plays first, going right (D-9)
-                    s.direction[b] = -1
-                    seat = s.dealer[b]
+                    direction[b] = -1
+                    seat = dealer[b]
                 elif start_kind == SKIP:  # the dealer's left is skipped (D-16)
-                    seat = (s.dealer[b] + 2) % n
+                    seat = (dealer[b] + 2) % n
                 elif start_kind == WILD_CARD:
                     follow = ASK_COLOUR
                 elif start_kind == KINGS_CHOICE:
                     follow = ASK_VICTIM
                 elif start_kind == JESTER_CARD:
-                    give_seat, give_count = s.jester[b], 1
-                s.resolving[b] = NONE
+                    give_seat, give_count = jester[b], 1
+                resolving[b] = NONE
         elif action == CALL_UNO_ACTION:  # late (R-UNO-1)
-            s.uno_seat[b] = NONE
+            uno_seat[b] = NONE
         elif action < PASS:  # a catch (R-UNO-2): the caught player draws two
-            s.uno_seat[b] = NONE
+            uno_seat[b] = NONE
             give_seat, give_count = (player + action - CATCH) % n, 2
         got = _give(b, give_seat, give_count) if give_count > 0 else 0
         stalemate = False
         if action == DRAW_ACTION:
             if got > 0:  # the card waits for its drawer (R-TURN-3)
-                s.drawn[b] = s.drew[b, 0]
-                s.passes[b] = 0
-                s.decision[b] = DRAWN
+                drawn[b] = drew[b, 0]
+                passes[b] = 0
+                decision[b] = DRAWN
                 follow = GO_ON
             else:  # nothing to draw: the player passes (R-TURN-4/6)
-                s.passes[b] = s.passes[b] | (1 << player)
-                stalemate = s.passes[b] == (1 << n) - 1
+                passes[b] = passes[b] | (1 << player)
+                stalemate = passes[b] == (1 << n) - 1
                 follow = END_ROUND if stalemate else FINISH
-        return follow, seat, steps, stalemate
+        return follow, seat, advance, stalemate
 
 
-    def _follow(b: int, follow: int, seat: int, steps: int, stalemate: bool,
+    def _follow(b: int, follow: int, seat: int, advance: int, stalemate: bool,
                 player: int) -> tuple[bool, int]:
         """Stage 3: the next turn, the scepter and the fanfare, the King's questions; whether the round ended, and
         its winner (-1: a stalemate's, found by the score)."""
         n = p.players
         out = False
         finish = follow == FINISH
-        if finish and s.held[b, seat] == 0:  # _finish_turn (R-TURN-5): no card left, the round is won (R-SCORE-1)
+        if finish and held[b, seat] == 0:  # _finish_turn (R-TURN-5): no card left, the round is won (R-SCORE-1)
             out, finish = True, False
-        if finish and s.scepter_running[b]:  # the scepter counts the turn (D-6) and may sound (R-KING-1)
-            s.turns_since_scepter[b] += 1
-            if s.scepter_left[b] > 0:
-                s.scepter_left[b] -= 1
-                if s.scepter_left[b] == 0:
-                    s.fanfare_queued[b] = True
+        if finish and scepter_running[b]:  # the scepter counts the turn (D-6) and may sound (R-KING-1)
+            turns_since_scepter[b] += 1
+            if scepter_left[b] > 0:
+                scepter_left[b] -= 1
+                if scepter_left[b] == 0:
+                    fanfare_queued[b] = True
         if finish or follow == BEGIN:
-            if s.fanfare_queued[b]:  # R-KING-3: a fanfare lands before the next turn; R-KING-2: the Crown goes left
-                king = (s.king[b] + 1) % n
-                s.king[b] = king
-                s.fanfare_queued[b] = False
-                s.scepter_running[b] = False
-                s.scepter_left[b] = NONE
-                s.jester_for_setup[b] = False
-                s.decision[b] = JESTER_CHOICE
-                s.decider[b] = king
+            if fanfare_queued[b]:  # R-KING-3: a fanfare lands before the next turn; R-KING-2: the Crown goes left
+                new_king = (king[b] + 1) % n
+                king[b] = new_king
+                fanfare_queued[b] = False
+                scepter_running[b] = False
+                scepter_left[b] = NONE
+                jester_for_setup[b] = False
+                decision[b] = JESTER_CHOICE
+                decider[b] = new_king
             else:
-                next_seat = (seat + steps * s.direction[b]) % n if finish else seat
-                s.current[b] = next_seat
-                s.decider[b] = next_seat
-                s.decision[b] = TURN
+                next_seat = (seat + advance * direction[b]) % n if finish else seat
+                current[b] = next_seat
+                decider[b] = next_seat
+                decision[b] = TURN
         elif follow in (ASK_COLOUR, ASK_VICTIM):  # the King decides out of turn (R-DIGITAL-1)
-            s.decision[b] = COLOUR_CHOICE if follow == ASK_COLOUR else VICTIM_CHOICE
-            s.decider[b] = s.king[b]
+            decision[b] = COLOUR_CHOICE if follow == ASK_COLOUR else VICTIM_CHOICE
+            decider[b] = king[b]
         if out:
             return True, seat
         if follow == END_ROUND:
@@ -516,139 +523,119 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
     def _select(b: int, passing: bool, was_chance: bool, ended: bool) -> None:
         """Stage 4: who decides next (docs/rl.md, "Who decides"): the UNO chances, else the decider."""
         n = p.players
-        if p.episode_game and ended and s.decision[b] == ROUND_OVER:  # R-SCORE-2, R-KING-4: the next round
-            s.round_no[b] += 1
-            s.dealer[b] = (s.dealer[b] + 1) % n
-            s.king[b] = (s.king[b] + 1) % n
+        if p.episode_game and ended and decision[b] == ROUND_OVER:  # R-SCORE-2, R-KING-4: the next round
+            round_no[b] += 1
+            dealer[b] = (dealer[b] + 1) % n
+            king[b] = (king[b] + 1) % n
             _deal(b)
-        owner = s.uno_seat[b]
-        window = owner >= 0 and s.held[b, owner] == 1 and s.decision[b] < ROUND_OVER
+        owner = uno_seat[b]
+        window = owner >= 0 and held[b, owner] == 1 and decision[b] < ROUND_OVER
         asked = False
         seat = 0
         if window and ((not passing and not was_chance and not ended) or (passing and was_chance)):
             if not passing:
-                s.chance_next[b] = 0
-            k = s.chance_next[b]
-            seat = (owner + k * s.direction[b]) % n
-            if seat == s.decider[b]:  # the decider's own chance is among its legal actions
+                chance_next[b] = 0
+            k = chance_next[b]
+            seat = (owner + k * direction[b]) % n
+            if seat == decider[b]:  # the decider's own chance is among its legal actions
                 k += 1
-                seat = (owner + k * s.direction[b]) % n
+                seat = (owner + k * direction[b]) % n
             if k < n:
                 asked = True
-                s.chance_next[b] = k + 1
-        s.chance[b] = asked
+                chance_next[b] = k + 1
+        chance[b] = asked
         if asked:
-            s.selected[b] = seat
-        elif s.decider[b] >= 0:
-            s.selected[b] = s.decider[b]
+            selected[b] = seat
+        elif decider[b] >= 0:
+            selected[b] = decider[b]
 
-
-    # The legal actions of the game stepped last, as a list too: its bots choose among them (not among all 124).
-    allowed = np.empty(NUM_ACTIONS, dtype=np.int64)
-    allowed_count = np.zeros(1, dtype=np.int64)
-
-    def _allow(b: int, index: int) -> None:
-        s.legal[b, index] = True
-        allowed[allowed_count[0]] = index
-        allowed_count[0] += 1
-
-    def _pick_allowed(bits: Any) -> Any:
-        """:func:`_pick_random` for the game stepped last, from its list of legal actions."""
-        best = np.uint64(0)
-        for place in range(allowed_count[0]):
-            index = np.uint64(allowed[place])
-            best = max(best, (_mix(bits ^ ((index * GOLDEN) & M32)) & SCORE_BITS) | index)
-        return np.int64(best & INDEX_BITS)
 
     def _legal(b: int) -> None:
         """The selected seat's legal actions (as GameState.legal_actions, plus PASS in a chance)."""
-        legal = s.legal
         for index in range(NUM_ACTIONS):
             legal[b, index] = False
-        allowed_count[0] = 0
-        decision = s.decision[b]
-        if decision >= ROUND_OVER:
+        stage = decision[b]
+        if stage >= ROUND_OVER:
             return
-        me = s.selected[b]
-        chance = s.chance[b]
-        deciding = not chance and s.decider[b] == me
-        if deciding and (decision in (TURN, DRAWN)):
-            top = s.discard[b, max(s.discard_size[b] - 1, 0)]
-            key = WILD_CODE + max(s.colour[b], 0) if top == WILD_CODE else top
-            two_left = s.held[b, me] == 2
-            if decision == TURN:
-                _allow(b, DRAW_ACTION)
-                for face in range(FACES):
-                    if s.hands[b, me, face] > 0 and PLAYABLE[key, face]:
-                        _allow(b, face)
-                        if two_left:
-                            _allow(b, PLAY_UNO + face)
+        me = selected[b]
+        in_chance = chance[b]
+        deciding = not in_chance and decider[b] == me
+        if deciding and (stage in (TURN, DRAWN)):
+            top = discard[b, max(discard_size[b] - 1, 0)]
+            top_key = WILD_CODE + max(colour[b], 0) if top == WILD_CODE else top
+            two_left = held[b, me] == 2
+            if stage == TURN:
+                legal[b, DRAW_ACTION] = True
+                for face in range(FACES):  # (without branches: which cards are held and playable is a coin toss)
+                    playable = (hands[b, me, face] > 0) & PLAYABLE[top_key, face]
+                    legal[b, face] = playable
+                    legal[b, PLAY_UNO + face] = playable & two_left
             else:
-                _allow(b, KEEP_ACTION)
-                drawn = s.drawn[b]
-                if drawn >= 0 and PLAYABLE[key, drawn]:
-                    _allow(b, drawn)
+                legal[b, KEEP_ACTION] = True
+                drawn_card = drawn[b]
+                if drawn_card >= 0 and PLAYABLE[top_key, drawn_card]:
+                    legal[b, drawn_card] = True
                     if two_left:
-                        _allow(b, PLAY_UNO + drawn)
-        elif deciding and decision == COLOUR_CHOICE:
-            for colour in range(4):
-                _allow(b, COLOUR + colour)
-        elif deciding and decision == VICTIM_CHOICE:
+                        legal[b, PLAY_UNO + drawn_card] = True
+        elif deciding and stage == COLOUR_CHOICE:
+            for choice in range(4):
+                legal[b, COLOUR + choice] = True
+        elif deciding and stage == VICTIM_CHOICE:
             for seat in range(n):
-                _allow(b, VICTIM + seat)
-        elif deciding and decision == JESTER_CHOICE:
+                legal[b, VICTIM + seat] = True
+        elif deciding and stage == JESTER_CHOICE:
             for seat in range(1, n):
-                _allow(b, JESTER + seat)
-        owner = s.uno_seat[b]
-        if (deciding or chance) and owner >= 0 and s.held[b, owner] == 1:
+                legal[b, JESTER + seat] = True
+        owner = uno_seat[b]
+        if (deciding or in_chance) and owner >= 0 and held[b, owner] == 1:
             if owner == me:
-                _allow(b, CALL_UNO_ACTION)
+                legal[b, CALL_UNO_ACTION] = True
             else:
-                _allow(b, CATCH + (owner - me) % n)
-        if chance:
-            _allow(b, PASS)
+                legal[b, CATCH + (owner - me) % n] = True
+        if in_chance:
+            legal[b, PASS] = True
 
 
     def _step_game(b: int, action: int, active: bool) -> None:
         """One game's step (:func:`.rules.step` for game ``b``)."""
         n = p.players
         for seat in range(n):
-            s.rewards[b, seat] = 0.0
-        s.drew[b, 0] = NONE
-        s.drew[b, 1] = NONE
-        s.dealt[b] = False
-        s.truncated[b] = False
-        s.terminated[b] = False
+            rewards[b, seat] = 0.0
+        drew[b, 0] = NONE
+        drew[b, 1] = NONE
+        dealt[b] = False
+        truncated[b] = False
+        terminated[b] = False
         # Next-step autoreset: a game that ended in the previous step starts again now; its action is ignored.
-        restarting = not p.same_step and active and s.decision[b] == GAME_OVER
-        legal = 0 <= action < NUM_ACTIONS and s.legal[b, max(min(action, NUM_ACTIONS - 1), 0)]
+        restarting = not p.same_step and active and decision[b] == GAME_OVER
+        is_legal = 0 <= action < NUM_ACTIONS and legal[b, max(min(action, NUM_ACTIONS - 1), 0)]
         moving = active and not restarting
-        s.illegal[b] = moving and not legal
-        acting = moving and legal
-        player = s.selected[b]
+        illegal[b] = moving and not is_legal
+        acting = moving and is_legal
+        player = selected[b]
         if acting:
-            was_chance = s.chance[b]
-            follow, seat, steps, stalemate = _act(b, player, action)
-            ended, winner = _follow(b, follow, seat, steps, stalemate, player)
+            was_chance = chance[b]
+            follow, seat, advance, stalemate = _act(b, player, action)
+            ended, winner = _follow(b, follow, seat, advance, stalemate, player)
             if ended:
                 _score(b, winner)
-            s.steps[b] += 1
+            steps[b] += 1
             _select(b, action == PASS, was_chance, ended)
-        over = s.decision[b] == GAME_OVER
+        over = decision[b] == GAME_OVER
         if p.max_steps >= 0:
-            s.truncated[b] = acting and not over and s.steps[b] >= p.max_steps
-        penalised = s.illegal[b]
+            truncated[b] = acting and not over and steps[b] >= p.max_steps
+        penalised = illegal[b]
         if p.penalty:
             if penalised:
                 for seat in range(n):
-                    s.rewards[b, seat] = p.illegal_reward if seat == player else 0.0
-            s.illegal[b] = False
-        s.terminated[b] = (acting and over) or (p.penalty and penalised)
-        if (s.terminated[b] or s.truncated[b]) if p.same_step else restarting:
+                    rewards[b, seat] = p.illegal_reward if seat == player else 0.0
+            illegal[b] = False
+        terminated[b] = (acting and over) or (p.penalty and penalised)
+        if (terminated[b] or truncated[b]) if p.same_step else restarting:
             _new_game(b)  # (one call site: each is compiled in full)
-            s.chance[b] = False
-        if not p.same_step and s.truncated[b]:
-            s.decision[b] = GAME_OVER
+            chance[b] = False
+        if not p.same_step and truncated[b]:
+            decision[b] = GAME_OVER
         _legal(b)
 
 
@@ -659,77 +646,83 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
     for b in range(actions.shape[0]):
         action, moves = actions[b], active[b]
         me = learner[b] if with_bots else 0
-        bot_key = _mix(np.uint64(s.key[b]) ^ BOT_SALT)
+        bot_key = _mix(np.uint64(key[b]) ^ BOT_SALT)
         while True:  # (one call site of the step: each is compiled in full)
             _step_game(b, action, moves)
             if not with_bots:
                 break
-            earned[b] += s.rewards[b, me]
-            terminated[b] = terminated[b] or s.terminated[b]
-            truncated[b] = truncated[b] or s.truncated[b]
-            if s.selected[b] == me or s.decision[b] == GAME_OVER:
+            earned[b] += rewards[b, me]
+            learner_terminated[b] = learner_terminated[b] or terminated[b]
+            learner_truncated[b] = learner_truncated[b] or truncated[b]
+            if selected[b] == me or decision[b] == GAME_OVER:
                 break
-            action = _pick_allowed(_bits(bot_key, bot_counter[b]))
+            action = _pick_random(legal, b, _bits(bot_key, bot_counter[b]))
             bot_counter[b] = np.uint32((np.uint64(bot_counter[b]) + np.uint64(1)) & M32)
 
 
 @_jit
 def _observe_all(s: Any, n: int, seats: Any, out: Any, compact: bool) -> None:
-    """:func:`.rules.observe` (``compact``) or :func:`.rules.observe_float` into ``out`` (B, 292)."""
+    """:func:`.rules.observe` (``compact``) or :func:`.rules.observe_float` into ``out`` (B, 292).
+
+    The arrays are taken out of the state once and each game's values written to ``out[b, i]`` directly: a
+    view of the row, or a field of the state read per game, would take and drop a reference at every game."""
+    (hands, held, _, _, pile_size, discard, discard_size, discard_counts, colour, direction, king, jester, dealer,
+     current, decision, decider, drawn, resolving, jester_for_setup, uno_seat, fanfare_queued, scepter_running, _,
+     turns_since_scepter, passes, scores, _, selected, chance, _, _, _, _, _, _, _, _, _, _, _) = s
     cap = 255 if compact else TURNS_CAP
     for b in range(seats.shape[0]):
-        row = out[b]
-        row[:] = 0
+        for index in range(OBS_SIZE):
+            out[b, index] = 0
         me = seats[b]
-        offered = s.chance[b] and s.selected[b] == me  # an optional UNO chance is the selected seat's only
+        offered = chance[b] and selected[b] == me  # an optional UNO chance is the selected seat's only
         for face in range(FACES):
-            row[face] = s.hands[b, me, face]
-            row[3 * FACES + 4 + face] = s.discard_counts[b, face]
-        top = s.discard[b, max(s.discard_size[b] - 1, 0)]
-        row[FACES + top] = 1
+            out[b, face] = hands[b, me, face]
+            out[b, 3 * FACES + 4 + face] = discard_counts[b, face]
+        top = discard[b, max(discard_size[b] - 1, 0)]
+        out[b, FACES + top] = 1
         at = 2 * FACES
-        if s.colour[b] >= 0:
-            row[at + s.colour[b]] = 1
+        if colour[b] >= 0:
+            out[b, at + colour[b]] = 1
         at += 4
-        if s.decision[b] == DRAWN and s.decider[b] == me and s.drawn[b] >= 0:
-            row[at + s.drawn[b]] = 1
+        if decision[b] == DRAWN and decider[b] == me and drawn[b] >= 0:
+            out[b, at + drawn[b]] = 1
         at += 2 * FACES  # (and the discard counts, written above)
         for rel in range(n):
             seat = me + rel - n if me + rel >= n else me + rel
-            row[at + rel] = 1  # the seat exists
-            row[at + MAX_SEATS + rel] = s.held[b, seat]
-            row[at + 2 * MAX_SEATS + rel] = min(s.scores[b, seat], 255) if compact else s.scores[b, seat]
+            out[b, at + rel] = 1  # the seat exists
+            out[b, at + MAX_SEATS + rel] = held[b, seat]
+            out[b, at + 2 * MAX_SEATS + rel] = min(scores[b, seat], 255) if compact else scores[b, seat]
             place = at + 3 * MAX_SEATS + rel
-            row[place] = seat == s.king[b]
-            row[place + MAX_SEATS] = seat == s.jester[b]
-            row[place + 2 * MAX_SEATS] = seat == s.dealer[b]
-            row[place + 3 * MAX_SEATS] = seat == s.current[b]
-            row[place + 4 * MAX_SEATS] = seat == s.decider[b]
-            row[place + 5 * MAX_SEATS] = seat == s.uno_seat[b]
-            row[place + 6 * MAX_SEATS] = (s.passes[b] >> seat) & 1
+            out[b, place] = seat == king[b]
+            out[b, place + MAX_SEATS] = seat == jester[b]
+            out[b, place + 2 * MAX_SEATS] = seat == dealer[b]
+            out[b, place + 3 * MAX_SEATS] = seat == current[b]
+            out[b, place + 4 * MAX_SEATS] = seat == decider[b]
+            out[b, place + 5 * MAX_SEATS] = seat == uno_seat[b]
+            out[b, place + 6 * MAX_SEATS] = (passes[b] >> seat) & 1
         at += 10 * MAX_SEATS
-        decision = s.decision[b]
-        if decision in (COLOUR_CHOICE, VICTIM_CHOICE):
-            resolving = s.resolving[b]
-            after = resolving - me
-            row[at + (MAX_SEATS if resolving < 0 else (after + n if after < 0 else after))] = 1
+        stage = decision[b]
+        if stage in (COLOUR_CHOICE, VICTIM_CHOICE):
+            resolver = resolving[b]
+            after = resolver - me
+            out[b, at + (MAX_SEATS if resolver < 0 else (after + n if after < 0 else after))] = 1
         at += MAX_SEATS + 1
-        row[at + decision] = 1
+        out[b, at + stage] = 1
         at += 7
-        role = ROLE_CHANCE if offered else (decision + 1 if decision < ROUND_OVER else 0)
-        if s.decider[b] == me or offered:
-            row[at + role] = 1
+        role = ROLE_CHANCE if offered else (stage + 1 if stage < ROUND_OVER else 0)
+        if decider[b] == me or offered:
+            out[b, at + role] = 1
         else:
-            row[at] = 1
+            out[b, at] = 1
         at += 7
-        row[at + n - 2] = 1
+        out[b, at + n - 2] = 1
         at += 5
-        row[at] = s.direction[b] > 0
-        row[at + 1] = s.pile_size[b]
-        row[at + 2] = s.scepter_running[b]
-        row[at + 3] = s.fanfare_queued[b]
-        row[at + 4] = min(s.turns_since_scepter[b], cap)
-        row[at + 5] = s.jester_for_setup[b]
+        out[b, at] = direction[b] > 0
+        out[b, at + 1] = pile_size[b]
+        out[b, at + 2] = scepter_running[b]
+        out[b, at + 3] = fanfare_queued[b]
+        out[b, at + 4] = min(turns_since_scepter[b], cap)
+        out[b, at + 5] = jester_for_setup[b]
 
 
 # ---------------------------------------------------------------------------------------- the entry points
@@ -744,6 +737,12 @@ def _fresh(state: State) -> State:
                           dealt=np.empty_like(state.dealt))
 
 
+# The learner's arrays, unused by a plain step, of their types (one compilation serves both).
+_NO_SEATS: Final = np.zeros(0, dtype=np.int64)
+_NO_COUNTERS: Final = np.zeros(0, dtype=np.uint32)
+_NO_REWARDS: Final = np.zeros(0, dtype=np.float32)
+
+
 def step(state: State, action: Any, config: Config, active: Any = None) -> State:
     """:func:`.rules.step` compiled per game: the same new state (the game fields of the NumPy state updated in
     place; the mask, rewards and ends in new arrays, as there)."""
@@ -751,9 +750,7 @@ def step(state: State, action: Any, config: Config, active: Any = None) -> State
     batch = state.decision.shape[0]
     moving = np.ones(batch, dtype=bool) if active is None else np.asarray(active, dtype=bool)
     state = _fresh(state)
-    nothing = np.zeros(0, dtype=np.uint32)  # (the learner's arrays, unused here, of their types: one compilation)
-    _run(state, params(config), actions, moving, nothing.astype(np.int64), nothing, nothing.astype(np.float32),
-         moving, moving, False)
+    _run(tuple(state), params(config), actions, moving, _NO_SEATS, _NO_COUNTERS, _NO_REWARDS, moving, moving, False)
     return state
 
 
@@ -761,7 +758,7 @@ def observe(state: State, config: Config, seat: Any = None, compact: bool = True
     """:func:`.rules.observe` (or, with ``compact=False``, :func:`.rules.observe_float`): (B, 292)."""
     seats = (state.selected if seat is None else np.asarray(seat)).astype(np.int64)
     out = np.empty((seats.shape[0], OBS_SIZE), dtype=np.uint8 if compact else np.float32)
-    _observe_all(state, config.players, seats, out, compact)
+    _observe_all(tuple(state), config.players, seats, out, compact)
     return out
 
 
@@ -780,7 +777,7 @@ def learner_step(state: State, action: Any, learner: Any, bot_counter: Any,
     terminated = np.zeros(batch, dtype=bool)
     truncated = np.zeros(batch, dtype=bool)
     state = _fresh(state)
-    _run(state, params(config), np.asarray(action).astype(np.int64), np.ones(batch, dtype=bool),
+    _run(tuple(state), params(config), np.asarray(action).astype(np.int64), np.ones(batch, dtype=bool),
          np.asarray(learner).astype(np.int64), counter, earned, terminated, truncated, True)
     return state, earned, terminated, truncated, counter
 

@@ -126,6 +126,12 @@ def params(config: Config) -> Params:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _packed(config: Config) -> tuple[Any, ...]:
+    """:func:`params` as a plain tuple, the form :func:`_run` takes."""
+    return tuple(params(config))
+
+
 # The card tables and the action layout, as constants the compiler folds in.
 KIND: Final = _KIND.astype(np.int64)
 CARD_COLOUR: Final = _COLOUR.astype(np.int64)
@@ -207,12 +213,13 @@ def _random_all(legal: Any, bits: Any, out: Any) -> None:
 
 
 @_jit
-def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter: Any, earned: Any,
+def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_counter: Any, earned: Any,
          learner_terminated: Any, learner_truncated: Any, with_bots: bool) -> None:
     """Each game's step (:func:`.rules.step`); ``with_bots``: then its random bots, up to its learner's next
     decision (:func:`.env.learner_step`), with what the learner earned and whether its episode ended.
 
-    ``s`` is the state as a plain tuple (a named tuple costs the dispatcher microseconds per call). The rules
+    ``s`` is the state, ``packed`` the :class:`Params`, as plain tuples (the dispatcher takes microseconds per
+    call to type a named tuple, a fraction of one for a plain one). The rules
     are closures over its arrays, taken out once here, not functions of the state: a Numba function that is
     handed 40 arrays pays for each of them at every call, a closure is compiled into the caller. Closures over
     the tuple itself would take and drop a reference to all 40 arrays wherever two branches touch the state
@@ -221,6 +228,7 @@ def _run(s: Any, p: Params, actions: Any, active: Any, learner: Any, bot_counter
      king, jester, dealer, current, decision, decider, drawn, resolving, jester_for_setup, uno_seat,
      fanfare_queued, scepter_running, scepter_left, turns_since_scepter, passes, scores, round_no, selected,
      chance, chance_next, steps, legal, rewards, terminated, truncated, illegal, drew, dealt, key, counter) = s
+    p = Params(*packed)
     n = p.players
 
     def _next(b: int) -> Any:
@@ -692,6 +700,7 @@ def _observe_all(s: Any, n: int, seats: Any, out: Any, compact: bool) -> None:
      current, decision, decider, drawn, resolving, jester_for_setup, uno_seat, fanfare_queued, scepter_running, _,
      turns_since_scepter, passes, scores, _, selected, chance, _, _, _, _, _, _, _, _, _, _, _) = s
     cap = 255 if compact else TURNS_CAP
+    score_cap = 255 if compact else 1 << 30  # (uint8 saturates; float32 holds any score)
     # Copies of a count known only at run time: LLVM vectorizes them (49 known steps it unrolls into single bytes).
     faces, size = hands.shape[2], out.shape[1]
     for b in range(seats.shape[0]):
@@ -711,19 +720,18 @@ def _observe_all(s: Any, n: int, seats: Any, out: Any, compact: bool) -> None:
         if decision[b] == DRAWN and decider[b] == me and drawn[b] >= 0:
             out[b, at + drawn[b]] = 1
         at += 2 * FACES  # (and the discard counts, written above)
+        passed = passes[b]
         for rel in range(n):
             seat = me + rel - n if me + rel >= n else me + rel
             out[b, at + rel] = 1  # the seat exists
             out[b, at + MAX_SEATS + rel] = held[b, seat]
-            out[b, at + 2 * MAX_SEATS + rel] = min(scores[b, seat], 255) if compact else scores[b, seat]
-            place = at + 3 * MAX_SEATS + rel
-            out[b, place] = seat == king[b]
-            out[b, place + MAX_SEATS] = seat == jester[b]
-            out[b, place + 2 * MAX_SEATS] = seat == dealer[b]
-            out[b, place + 3 * MAX_SEATS] = seat == current[b]
-            out[b, place + 4 * MAX_SEATS] = seat == decider[b]
-            out[b, place + 5 * MAX_SEATS] = seat == uno_seat[b]
-            out[b, place + 6 * MAX_SEATS] = (passes[b] >> seat) & 1
+            out[b, at + 2 * MAX_SEATS + rel] = min(scores[b, seat], score_cap)
+            out[b, at + 9 * MAX_SEATS + rel] = (passed >> seat) & 1
+        # Who holds each role, by place after this seat: one store each (the other places hold zeros already).
+        for role, holder in enumerate((king[b], jester[b], dealer[b], current[b], decider[b], uno_seat[b])):
+            if holder >= 0:
+                after = holder - me
+                out[b, at + (3 + role) * MAX_SEATS + (after + n if after < 0 else after)] = 1
         at += 10 * MAX_SEATS
         stage = decision[b]
         if stage in (COLOUR_CHOICE, VICTIM_CHOICE):
@@ -755,10 +763,16 @@ def _observe_all(s: Any, n: int, seats: Any, out: Any, compact: bool) -> None:
 def _fresh(state: State) -> State:
     """The state with new arrays for what a step gives (the mask, rewards, ends, ...), as :func:`.rules.step` makes:
     a caller may keep the last step's while the game fields are updated in place."""
-    return state._replace(legal=state.legal.copy(), rewards=np.empty_like(state.rewards),
-                          terminated=np.empty_like(state.terminated), truncated=np.empty_like(state.truncated),
-                          illegal=np.empty_like(state.illegal), drew=np.empty_like(state.drew),
-                          dealt=np.empty_like(state.dealt))
+    fields = list(state)  # (a list and State._make: a third of the time of state._replace)
+    for index in _GIVEN:
+        fields[index] = np.empty_like(fields[index])
+    fields[_LEGAL] = state.legal.copy()  # (a step checks the action against the last mask, then writes the next)
+    return State._make(fields)
+
+
+_GIVEN: Final = tuple(State._fields.index(name) for name in
+                      ("rewards", "terminated", "truncated", "illegal", "drew", "dealt"))
+_LEGAL: Final = State._fields.index("legal")
 
 
 # The learner's arrays, unused by a plain step, of their types (one compilation serves both).
@@ -774,7 +788,7 @@ def step(state: State, action: Any, config: Config, active: Any = None) -> State
     batch = state.decision.shape[0]
     moving = np.ones(batch, dtype=bool) if active is None else np.asarray(active, dtype=bool)
     state = _fresh(state)
-    _run(tuple(state), params(config), actions, moving, _NO_SEATS, _NO_COUNTERS, _NO_REWARDS, moving, moving, False)
+    _run(tuple(state), _packed(config), actions, moving, _NO_SEATS, _NO_COUNTERS, _NO_REWARDS, moving, moving, False)
     return state
 
 
@@ -801,7 +815,7 @@ def learner_step(state: State, action: Any, learner: Any, bot_counter: Any,
     terminated = np.zeros(batch, dtype=bool)
     truncated = np.zeros(batch, dtype=bool)
     state = _fresh(state)
-    _run(tuple(state), params(config), np.asarray(action).astype(np.int64), np.ones(batch, dtype=bool),
+    _run(tuple(state), _packed(config), np.asarray(action).astype(np.int64), np.ones(batch, dtype=bool),
          np.asarray(learner).astype(np.int64), counter, earned, terminated, truncated, True)
     return state, earned, terminated, truncated, counter
 

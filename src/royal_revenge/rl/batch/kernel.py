@@ -524,24 +524,28 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
                 scepter_left[b] -= 1
                 if scepter_left[b] == 0:
                     fanfare_queued[b] = True
+        # What is decided next and by whom, stored once after the branches (see _run's docstring).
+        the_king = king[b]
+        next_decision, next_decider = NONE, NONE
         if finish or follow == BEGIN:
             if fanfare_queued[b]:  # R-KING-3: a fanfare lands before the next turn; R-KING-2: the Crown goes left
-                new_king = (king[b] + 1) % n
-                king[b] = new_king
+                the_king = (the_king + 1) % n
+                king[b] = the_king
                 fanfare_queued[b] = False
                 scepter_running[b] = False
                 scepter_left[b] = NONE
                 jester_for_setup[b] = False
-                decision[b] = JESTER_CHOICE
-                decider[b] = new_king
+                next_decision, next_decider = JESTER_CHOICE, the_king
             else:
                 next_seat = (seat + advance * direction[b]) % n if finish else seat
                 current[b] = next_seat
-                decider[b] = next_seat
-                decision[b] = TURN
+                next_decision, next_decider = TURN, next_seat
         elif follow in (ASK_COLOUR, ASK_VICTIM):  # the King decides out of turn (R-DIGITAL-1)
-            decision[b] = COLOUR_CHOICE if follow == ASK_COLOUR else VICTIM_CHOICE
-            decider[b] = king[b]
+            next_decision = COLOUR_CHOICE if follow == ASK_COLOUR else VICTIM_CHOICE
+            next_decider = the_king
+        if next_decision != NONE:
+            decision[b] = next_decision
+            decider[b] = next_decider
         if out:
             return True, seat
         if follow == END_ROUND:
@@ -559,6 +563,7 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
             _deal(b)
         owner = uno_seat[b]
         window = owner >= 0 and held[b, owner] == 1 and decision[b] < ROUND_OVER
+        deciding = decider[b]
         asked = False
         seat = 0
         if window and ((not passing and not was_chance and not ended) or (passing and was_chance)):
@@ -566,23 +571,22 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
                 chance_next[b] = 0
             k = chance_next[b]
             seat = (owner + k * direction[b]) % n
-            if seat == decider[b]:  # the decider's own chance is among its legal actions
+            if seat == deciding:  # the decider's own chance is among its legal actions
                 k += 1
                 seat = (owner + k * direction[b]) % n
             if k < n:
                 asked = True
                 chance_next[b] = k + 1
         chance[b] = asked
-        if asked:
-            selected[b] = seat
-        elif decider[b] >= 0:
-            selected[b] = decider[b]
+        before = selected[b]  # (one store after the branches: see _run's docstring)
+        selected[b] = seat if asked else (deciding if deciding >= 0 else before)
 
 
     def _legal(b: int) -> None:
         """The selected seat's legal actions (as GameState.legal_actions, plus PASS in a chance)."""
+        mask = legal  # (one reference for all the branches: see _run's docstring)
         for index in range(NUM_ACTIONS):
-            legal[b, index] = False
+            mask[b, index] = False
         stage = decision[b]
         if stage >= ROUND_OVER:
             return
@@ -594,36 +598,36 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
             top_key = WILD_CODE + max(colour[b], 0) if top == WILD_CODE else top
             two_left = held[b, me] == 2
             if stage == TURN:
-                legal[b, DRAW_ACTION] = True
+                mask[b, DRAW_ACTION] = True
                 for face in range(FACES):  # (no branches: which cards are held and playable is a coin toss;
                     # the loop of a known count is unrolled into straight stores)
                     playable = (hands[b, me, face] > 0) & PLAYABLE[top_key, face]
-                    legal[b, face] = playable
-                    legal[b, PLAY_UNO + face] = playable & two_left
+                    mask[b, face] = playable
+                    mask[b, PLAY_UNO + face] = playable & two_left
             else:
-                legal[b, KEEP_ACTION] = True
+                mask[b, KEEP_ACTION] = True
                 drawn_card = drawn[b]
                 if drawn_card >= 0 and PLAYABLE[top_key, drawn_card]:
-                    legal[b, drawn_card] = True
+                    mask[b, drawn_card] = True
                     if two_left:
-                        legal[b, PLAY_UNO + drawn_card] = True
+                        mask[b, PLAY_UNO + drawn_card] = True
         elif deciding and stage == COLOUR_CHOICE:
             for choice in range(4):
-                legal[b, COLOUR + choice] = True
+                mask[b, COLOUR + choice] = True
         elif deciding and stage == VICTIM_CHOICE:
             for seat in range(n):
-                legal[b, VICTIM + seat] = True
+                mask[b, VICTIM + seat] = True
         elif deciding and stage == JESTER_CHOICE:
             for seat in range(1, n):
-                legal[b, JESTER + seat] = True
+                mask[b, JESTER + seat] = True
         owner = uno_seat[b]
         if (deciding or in_chance) and owner >= 0 and held[b, owner] == 1:
             if owner == me:
-                legal[b, CALL_UNO_ACTION] = True
+                mask[b, CALL_UNO_ACTION] = True
             else:
-                legal[b, CATCH + (owner - me) % n] = True
+                mask[b, CATCH + (owner - me) % n] = True
         if in_chance:
-            legal[b, PASS] = True
+            mask[b, PASS] = True
 
 
     def _step_game(b: int, action: int, active: bool) -> None:

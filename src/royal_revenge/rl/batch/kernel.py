@@ -401,8 +401,8 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
     def _play(b: int, player: int, action: int) -> tuple[int, int, int, int]:
         """Stage 1 for a card played (R-TURN-2/3, R-UNO-1, R-ACT): (what follows, seat, advance, who draws one)."""
         card = action % FACES
-        if decision[b] == TURN:
-            uno_seat[b] = NONE  # the next player has begun their turn: the catch window closes (R-UNO-2)
+        # (The catch window and the card's player are stored once, after the branches: see _run's docstring.)
+        window = NONE if decision[b] == TURN else uno_seat[b]  # a new turn closes the catch window (R-UNO-2)
         hands[b, player, card] -= 1
         held[b, player] -= 1
         hand_points[b, player] -= POINTS[card]
@@ -413,13 +413,13 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
         passes[b] = 0
         gone_out = held[b, player] == 0
         if held[b, player] == 1 and action < PLAY_UNO:
-            uno_seat[b] = player  # anyone may catch them (R-UNO-2)
+            window = player  # anyone may catch them (R-UNO-2)
+        uno_seat[b] = window
         kind = KIND[card]
         follow, advance, give_seat = GO_ON, 1, -1
         if kind == WILD_CARD:  # R-ACT-WILD; a player who went out names no colour
             colour[b] = NONE
             follow = END_ROUND if gone_out else ASK_COLOUR
-            resolving[b] = player
         else:
             colour[b] = CARD_COLOUR[card]
         if kind == NUMBER:
@@ -438,6 +438,7 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
             follow = FINISH
         elif kind == KINGS_CHOICE:  # R-ACT-KC
             follow = ASK_VICTIM
+        if kind in (WILD_CARD, KINGS_CHOICE):  # the King's question is about this player's card
             resolving[b] = player
         return follow, player, advance, give_seat
 
@@ -453,7 +454,6 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
             if jester_seat >= 0:
                 give_seat, give_count = jester_seat, 1
         elif action == DRAW_ACTION:  # R-TURN-2: one card; what follows depends on whether one came
-            uno_seat[b] = NONE
             give_seat, give_count, follow = player, 1, DRAW_RESULT
         elif action == KEEP_ACTION:  # R-TURN-3
             drawn[b] = NONE
@@ -489,22 +489,21 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
                 elif start_kind == JESTER_CARD:
                     give_seat, give_count = jester[b], 1
                 resolving[b] = NONE
-        elif action == CALL_UNO_ACTION:  # late (R-UNO-1)
-            uno_seat[b] = NONE
-        elif action < PASS:  # a catch (R-UNO-2): the caught player draws two
-            uno_seat[b] = NONE
+        elif action < PASS and action != CALL_UNO_ACTION:  # a catch (R-UNO-2): the caught player draws two
             give_seat, give_count = (player + action - CATCH) % n, 2
+        if action == DRAW_ACTION or CALL_UNO_ACTION <= action < PASS:  # a draw, a late call (R-UNO-1) or a catch
+            uno_seat[b] = NONE  # closes the catch window (one store: see _run's docstring)
         got = _give(b, give_seat, give_count) if give_count > 0 else 0
         stalemate = False
         if action == DRAW_ACTION:
+            passed = 0 if got > 0 else passes[b] | (1 << player)  # (one store: see _run's docstring)
+            passes[b] = passed
             if got > 0:  # the card waits for its drawer (R-TURN-3)
                 drawn[b] = drew[b, 0]
-                passes[b] = 0
                 decision[b] = DRAWN
                 follow = GO_ON
             else:  # nothing to draw: the player passes (R-TURN-4/6)
-                passes[b] = passes[b] | (1 << player)
-                stalemate = passes[b] == (1 << n) - 1
+                stalemate = passed == (1 << n) - 1
                 follow = END_ROUND if stalemate else FINISH
         return follow, seat, advance, stalemate
 
@@ -518,20 +517,21 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
         finish = follow == FINISH
         if finish and held[b, seat] == 0:  # _finish_turn (R-TURN-5): no card left, the round is won (R-SCORE-1)
             out, finish = True, False
+        fanfare = fanfare_queued[b]  # (read once, stored once: see _run's docstring)
         if finish and scepter_running[b]:  # the scepter counts the turn (D-6) and may sound (R-KING-1)
             turns_since_scepter[b] += 1
             if scepter_left[b] > 0:
                 scepter_left[b] -= 1
                 if scepter_left[b] == 0:
-                    fanfare_queued[b] = True
+                    fanfare = True
         # What is decided next and by whom, stored once after the branches (see _run's docstring).
         the_king = king[b]
         next_decision, next_decider = NONE, NONE
         if finish or follow == BEGIN:
-            if fanfare_queued[b]:  # R-KING-3: a fanfare lands before the next turn; R-KING-2: the Crown goes left
+            if fanfare:  # R-KING-3: a fanfare lands before the next turn; R-KING-2: the Crown goes left
                 the_king = (the_king + 1) % n
                 king[b] = the_king
-                fanfare_queued[b] = False
+                fanfare = False
                 scepter_running[b] = False
                 scepter_left[b] = NONE
                 jester_for_setup[b] = False
@@ -543,6 +543,7 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
         elif follow in (ASK_COLOUR, ASK_VICTIM):  # the King decides out of turn (R-DIGITAL-1)
             next_decision = COLOUR_CHOICE if follow == ASK_COLOUR else VICTIM_CHOICE
             next_decider = the_king
+        fanfare_queued[b] = fanfare
         if next_decision != NONE:
             decision[b] = next_decision
             decider[b] = next_decider

@@ -205,6 +205,21 @@ def test_the_batch_env_on_the_kernel_refuses_illegal_actions_and_plays_as_on_num
     _same_state(before, envs[1].state, "after the refused step")
 
 
+def test_the_compiled_random_policy_finds_every_action_of_the_mask() -> None:
+    """The kernel reads the mask in 62-bit words and finds their set bits by a de Bruijn table: each of the 124
+    actions, alone in a mask, is chosen; with two, the choice is the array form's (the higher hashed score)."""
+    config = Config(GameOptions(players=4))
+    state = init(config, NUM_ACTIONS, seed=1, a=NUMPY)
+    alone = np.eye(NUM_ACTIONS, dtype=bool)
+    bits = np.arange(NUM_ACTIONS, dtype=np.uint32) * np.uint32(2654435761)
+    assert np.array_equal(kernel.random_actions(state._replace(legal=alone), bits), np.arange(NUM_ACTIONS))
+    pairs = alone | np.roll(alone, 61, axis=1)  # (pairs across the two words and within one)
+    paired = state._replace(legal=pairs)
+    assert np.array_equal(kernel.random_actions(paired, bits), random_policy(paired, config, NUMPY, bits))
+    assert np.array_equal(kernel.random_actions(state._replace(legal=np.zeros_like(alone)), bits),
+                          np.zeros(NUM_ACTIONS, dtype=np.int32))  # no legal action: 0, as the array form
+
+
 def test_the_compiled_random_policy_is_the_random_policy() -> None:
     config = Config(GameOptions(players=6))
     state = init(config, 256, seed=9, a=NUMPY)

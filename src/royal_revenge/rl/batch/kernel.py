@@ -218,12 +218,14 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
     """Each game's step (:func:`.rules.step`); ``with_bots``: then its random bots, up to its learner's next
     decision (:func:`.env.learner_step`), with what the learner earned and whether its episode ended.
 
-    ``s`` is the state, ``packed`` the :class:`Params`, as plain tuples (the dispatcher takes microseconds per
-    call to type a named tuple, a fraction of one for a plain one). The rules
-    are closures over its arrays, taken out once here, not functions of the state: a Numba function that is
-    handed 40 arrays pays for each of them at every call, a closure is compiled into the caller. Closures over
-    the tuple itself would take and drop a reference to all 40 arrays wherever two branches touch the state
-    (about a quarter of a step's time, measured), closures over single arrays only to the arrays involved."""
+    ``s`` is the state and ``packed`` the :class:`Params`, both as plain tuples (Numba's dispatcher takes
+    microseconds a call to type a named tuple, a fraction of one for a plain one).
+
+    The rules are closures, compiled into this loop (a Numba function handed 40 arrays would pay for each at
+    every call). They use the state's arrays, taken out of the tuple once here; and what a step decides in
+    branches they keep in local values and store once after the branches. An array a closure uses in both
+    branches of an ``if`` is referenced in each and released where they meet, which Numba's reference-count
+    pruning cannot pair: atomic operations, a quarter of a step's time when the closures used the tuple."""
     (hands, held, hand_points, pile, pile_size, discard, discard_size, discard_counts, colour, direction,
      king, jester, dealer, current, decision, decider, drawn, resolving, jester_for_setup, uno_seat,
      fanfare_queued, scepter_running, scepter_left, turns_since_scepter, passes, scores, round_no, selected,

@@ -142,6 +142,7 @@ FACES: Final = NUM_FACES
 ROLE_CHANCE: Final = int(Role.CHANCE)
 TURNS_CAP: Final = Layout.TURNS_CAP
 BOT_SALT: Final = np.uint64(_BOT_SALT)
+INT32_MAX: Final = int(np.iinfo(np.int32).max)
 SCORE_BITS: Final = np.uint64(0xFFFFFF80)
 INDEX_BITS: Final = np.uint64(0x7F)
 
@@ -178,10 +179,19 @@ def _below(bits: Any, bound: int) -> Any:
 # multiplication (Leiserson, Prokop and Randall, 1998): its lowest set bit times the constant has a distinct top 6 bits.
 WORD: Final = 62
 DE_BRUIJN: Final = 0x03F79D71B4CB0A89
-LOWEST_BIT: Final = np.zeros(64, dtype=np.int64)
-for _bit in range(64):
-    LOWEST_BIT[(((1 << _bit) * DE_BRUIJN) % (1 << 64)) >> 58] = _bit
-assert NUM_ACTIONS % WORD == 0 and sorted(LOWEST_BIT) == list(range(64))
+
+
+def _lowest_bit_table() -> np.ndarray[Any, Any]:
+    """The index of a 64-bit number's only set bit, by the top 6 bits of its product with DE_BRUIJN."""
+    table = np.zeros(64, dtype=np.int64)
+    for bit in range(64):
+        table[(((1 << bit) * DE_BRUIJN) % (1 << 64)) >> 58] = bit
+    assert sorted(table) == list(range(64))
+    return table
+
+
+LOWEST_BIT: Final = _lowest_bit_table()
+assert NUM_ACTIONS % WORD == 0
 DE_BRUIJN_64: Final = np.uint64(DE_BRUIJN)
 S58: Final = np.uint64(58)
 
@@ -447,7 +457,8 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
 
     def _act(b: int, player: int, action: int) -> tuple[int, int, int, bool]:
         """Stage 1 and 2: what the action does at once and the cards it gives. Returns what follows (GO_ON,
-        FINISH, ...), the seat and steps for FINISH and BEGIN, and whether a draw ended the round in a stalemate."""
+        FINISH, ...), the seat and how many places on for FINISH and BEGIN, and whether a draw ended the round in a
+        stalemate."""
         n = p.players
         follow, seat, advance = GO_ON, player, 1
         give_seat, give_count = 0, 0
@@ -491,7 +502,7 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
                 elif start_kind == JESTER_CARD:
                     give_seat, give_count = jester[b], 1
                 resolving[b] = NONE
-        elif action < PASS and action != CALL_UNO_ACTION:  # a catch (R-UNO-2): the caught player draws two
+        elif CATCH <= action < PASS:  # a catch (R-UNO-2): the caught player draws two
             give_seat, give_count = (player + action - CATCH) % n, 2
         if action == DRAW_ACTION or CALL_UNO_ACTION <= action < PASS:  # a draw, a late call (R-UNO-1) or a catch
             uno_seat[b] = NONE  # closes the catch window (one store: see _run's docstring)
@@ -546,7 +557,7 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
             next_decision = COLOUR_CHOICE if follow == ASK_COLOUR else VICTIM_CHOICE
             next_decider = the_king
         fanfare_queued[b] = fanfare
-        if next_decision != NONE:
+        if next_decision != NONE:  # (NONE, -1, is no decision: they count from 0)
             decision[b] = next_decision
             decider[b] = next_decider
         if out:
@@ -566,7 +577,7 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
             _deal(b)
         owner = uno_seat[b]
         window = owner >= 0 and held[b, owner] == 1 and decision[b] < ROUND_OVER
-        deciding = decider[b]
+        decider_seat = decider[b]
         asked = False
         seat = 0
         if window and ((not passing and not was_chance and not ended) or (passing and was_chance)):
@@ -574,7 +585,7 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
                 chance_next[b] = 0
             k = chance_next[b]
             seat = (owner + k * direction[b]) % n
-            if seat == deciding:  # the decider's own chance is among its legal actions
+            if seat == decider_seat:  # the decider's own chance is among its legal actions
                 k += 1
                 seat = (owner + k * direction[b]) % n
             if k < n:
@@ -582,7 +593,7 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
                 chance_next[b] = k + 1
         chance[b] = asked
         before = selected[b]  # (one store after the branches: see _run's docstring)
-        selected[b] = seat if asked else (deciding if deciding >= 0 else before)
+        selected[b] = seat if asked else (decider_seat if decider_seat >= 0 else before)
 
 
     def _legal(b: int) -> None:
@@ -602,8 +613,9 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
             two_left = held[b, me] == 2
             if stage == TURN:
                 mask[b, DRAW_ACTION] = True
-                for face in range(FACES):  # (no branches: which cards are held and playable is a coin toss;
-                    # the loop of a known count is unrolled into straight stores)
+                # No branches (which cards are held and playable is a coin toss); LLVM unrolls the loop of a
+                # known count into straight stores.
+                for face in range(FACES):
                     playable = (hands[b, me, face] > 0) & PLAYABLE[top_key, face]
                     mask[b, face] = playable
                     mask[b, PLAY_UNO + face] = playable & two_left
@@ -707,7 +719,7 @@ def _observe_all(s: Any, n: int, seats: Any, out: Any, compact: bool) -> None:
      current, decision, decider, drawn, resolving, jester_for_setup, uno_seat, fanfare_queued, scepter_running, _,
      turns_since_scepter, passes, scores, _, selected, chance, _, _, _, _, _, _, _, _, _, _, _) = s
     cap = 255 if compact else TURNS_CAP
-    score_cap = 255 if compact else 1 << 30  # (uint8 saturates; float32 holds any score)
+    score_cap = 255 if compact else INT32_MAX  # (the uint8 form saturates; the float32 one is exact)
     # Copies of a count known only at run time: LLVM vectorizes them (49 known steps it unrolls into single bytes).
     faces, size = hands.shape[2], out.shape[1]
     for b in range(seats.shape[0]):
@@ -735,8 +747,10 @@ def _observe_all(s: Any, n: int, seats: Any, out: Any, compact: bool) -> None:
             out[b, at + 2 * MAX_SEATS + rel] = min(scores[b, seat], score_cap)
             out[b, at + 9 * MAX_SEATS + rel] = (passed >> seat) & 1
         # Who holds each role, by place after this seat: one store each (the other places hold zeros already).
-        for role, holder in enumerate((king[b], jester[b], dealer[b], current[b], decider[b], uno_seat[b])):
-            if holder >= 0:
+        holders = (np.int64(king[b]), np.int64(jester[b]), np.int64(dealer[b]), np.int64(current[b]),
+                   np.int64(decider[b]), np.int64(uno_seat[b]))
+        for role, holder in enumerate(holders):
+            if 0 <= holder < n:  # (NONE: nobody holds it)
                 after = holder - me
                 out[b, at + (3 + role) * MAX_SEATS + (after + n if after < 0 else after)] = 1
         at += 10 * MAX_SEATS
@@ -767,6 +781,12 @@ def _observe_all(s: Any, n: int, seats: Any, out: Any, compact: bool) -> None:
 # ---------------------------------------------------------------------------------------- the entry points
 
 
+# The fields a step gives anew, and the mask (copied: a step checks the action against the last one).
+_GIVEN: Final = tuple(State._fields.index(name) for name in
+                      ("rewards", "terminated", "truncated", "illegal", "drew", "dealt"))
+_LEGAL: Final = State._fields.index("legal")
+
+
 def _fresh(state: State) -> State:
     """The state with new arrays for what a step gives (the mask, rewards, ends, ...), as :func:`.rules.step` makes:
     a caller may keep the last step's while the game fields are updated in place."""
@@ -775,11 +795,6 @@ def _fresh(state: State) -> State:
         fields[index] = np.empty_like(fields[index])
     fields[_LEGAL] = state.legal.copy()  # (a step checks the action against the last mask, then writes the next)
     return State._make(fields)
-
-
-_GIVEN: Final = tuple(State._fields.index(name) for name in
-                      ("rewards", "terminated", "truncated", "illegal", "drew", "dealt"))
-_LEGAL: Final = State._fields.index("legal")
 
 
 # The learner's arrays, unused by a plain step, of their types (one compilation serves both).
@@ -829,7 +844,7 @@ def learner_step(state: State, action: Any, learner: Any, bot_counter: Any,
 
 def random_actions(state: State, bits: Any) -> np.ndarray[Any, Any]:
     """:func:`.env.random_policy` compiled: a uniformly random legal action per game from its 32 random ``bits``
-    (of wider integers, the low 32)."""
+    (of a wider unsigned integer array, the low 32)."""
     out = np.empty(state.legal.shape[0], dtype=np.int32)
     _random_all(state.legal, np.asarray(bits, dtype=np.uint32), out)
     return out

@@ -28,6 +28,15 @@ def visible(page: Any, selector: str) -> bool:
     return bool(locator.count() > 0 and locator.first.is_visible())
 
 
+def shown_text(page: Any, selector: str) -> str:
+    """The text of ``selector`` if it is on the page and visible, else "": in one look (an element seen and then
+    read in two could be gone in between, and reading it would wait for it)."""
+    return str(page.evaluate("""selector => {
+      const element = document.querySelector(selector);
+      return element && element.checkVisibility() ? element.innerText : "";
+    }""", selector))
+
+
 def take_turn(page: Any, *, call_uno: bool) -> str | None:
     """One decision, if the page offers this person one: the King's choice, a playable card (pressing UNO first
     when it is the next-to-last card and ``call_uno``: then the answer is ``"play-uno"``), keeping a drawn card,
@@ -304,7 +313,7 @@ def test_refusals_are_in_plain_words_and_a_double_click_is_harmless(pages: Any, 
     deadline = time.monotonic() + 90
     double_clicked = out_of_turn = False
     while time.monotonic() < deadline and not (double_clicked and out_of_turn):
-        prompt = page.inner_text("#prompt") if visible(page, "#prompt") else ""  # (the King's sheet replaces it)
+        prompt = shown_text(page, "#prompt")  # (the King's sheet replaces it)
         cards = page.locator("#hand button.card")
         if prompt.startswith("Your turn") and page.locator('#hand button.card[data-playable="true"]').count():
             page.locator('#hand button.card[data-playable="true"]').first.dblclick()

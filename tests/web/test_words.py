@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_next_game import DEVELOPER_WORDS, _seated, take_turn, visible
-from tests.web.test_next_page import view
+from tests.web.test_next_game import DEVELOPER_WORDS, _seated, shown_text, take_turn, visible
+from tests.web.test_next_page import version, view
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -23,8 +23,7 @@ LABELS_OF = """kind => rr.view.legal.map((action, i) => [action, rr.view.legal_l
 def _wait_for_own_turn(page: Any) -> None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if (visible(page, "#prompt") and page.inner_text("#prompt").startswith("Your turn")
-                and page.locator("#hand button.card").count()):
+        if shown_text(page, "#prompt").startswith("Your turn") and page.locator("#hand button.card").count():
             return
         if not visible(page, "#royal") or not take_turn(page, call_uno=True):
             page.wait_for_timeout(80)
@@ -35,17 +34,26 @@ def test_the_page_shows_the_servers_words_for_the_prompt_the_cards_and_the_butto
                                                                                     server_url: str) -> None:
     page, _ = _seated(pages, server_url, {"players": 3, "bot_delay_seconds": 3, "turn_seconds": 60},
                       ["easy", "easy"])
-    _wait_for_own_turn(page)
-    shown = view(page)
+    for _ in range(10):  # (read while the view holds still: a bot's move or a fanfare may come between looks)
+        _wait_for_own_turn(page)
+        before = version(page)
+        shown = view(page)
+        prompt, draw, draw_labels = shown_text(page, "#prompt"), shown_text(page, "#btn-draw"), \
+            page.evaluate(LABELS_OF, "draw")
+        cards = [(b.get_attribute("data-card") or "", b.get_attribute("aria-label") or "")
+                 for b in page.locator("#hand button.card").all()]
+        pile = page.get_attribute("#pile", "aria-label") or ""
+        if version(page) == before and draw_labels:
+            break
+    else:
+        raise AssertionError("the view never held still on Ann's turn")
     words = shown["glossary"]["cards"]
-    assert page.inner_text("#prompt") == shown["prompt"]
-    assert page.inner_text("#btn-draw") == page.evaluate(LABELS_OF, "draw")[0] == "Draw"
-    for button in page.locator("#hand button.card").all():
-        card = button.get_attribute("data-card") or ""
-        assert (button.get_attribute("aria-label") or "").startswith(words[card]), card
-    assert words[shown["game"]["top"]] in (page.get_attribute("#pile", "aria-label") or "")
-    for text in [page.inner_text("#prompt"), page.inner_text("#btn-draw"),
-                 *[b.get_attribute("aria-label") or "" for b in page.locator("#hand button.card").all()]]:
+    assert prompt == shown["prompt"]
+    assert draw == draw_labels[0] == "Draw"
+    for card, label in cards:
+        assert label.startswith(words[card]), card
+    assert words[shown["game"]["top"]] in pile
+    for text in [prompt, draw, *[label for _, label in cards]]:
         assert not DEVELOPER_WORDS.search(text), text
 
     # Other words in the view: the page says those (it holds no card names, prompts or button words of its own).

@@ -77,7 +77,8 @@ def make(spec: str, seed: int, clock: str = "wall") -> Agent:
     """``random``, ``heuristic``, ``search@MS`` (milliseconds per decision, on the given clock) or ``search#N``
     (N rollouts per decision), with ``/STEPS`` for rollouts of STEPS steps (``search#200/60``);
     ``search-uniform@MS`` and ``search-uniform#N`` deal the hidden hands uniformly instead of as the history
-    suggests; ``expert`` (the shipped weights) or ``expert=PATH`` (weights from ``royal-revenge train``); any
+    suggests; ``search-compiled#N`` plays its rollouts on the compiled batched core (the ``numba`` extra);
+    ``expert`` (the shipped weights) or ``expert=PATH`` (weights from ``royal-revenge train``); any
     other name of the bot registry (``easy``, ``normal``, ``hard``) as ``make_agent`` makes it."""
     if spec == "expert" or spec.startswith("expert="):
         return ExpertAgent(seed, weights=spec.partition("=")[2] or None)
@@ -87,8 +88,10 @@ def make(spec: str, seed: int, clock: str = "wall") -> Agent:
         return HeuristicAgent(seed)
     base, at, budget = spec.partition("@") if "@" in spec else spec.partition("#")
     budget, _, steps = budget.partition("/")
-    if base in ("search", "search-uniform") and budget:
+    if base in ("search", "search-uniform", "search-compiled") and budget:
         settings: dict[str, Any] = {"inference": base == "search", "name": spec}
+        if base == "search-compiled":
+            settings["rollouts"] = "compiled"
         if steps:
             settings["rollout_steps"] = int(steps)
         if at == "@":

@@ -33,7 +33,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Any, Final
 
 from ..engine import (
     AnyAction,
@@ -224,6 +224,7 @@ class SearchAgent:
         clock: Callable[[], float] = time.perf_counter,
         rollout_steps: int = DEFAULT_ROLLOUT_STEPS,
         inference: bool = False,
+        rollouts: str = "engine",
         name: str | None = None,
     ) -> None:
         if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int)
@@ -244,6 +245,8 @@ class SearchAgent:
         self.clock = clock
         self.rollout_steps = rollout_steps
         self.inference = inference
+        self.compiled = rollouts == "compiled"
+        self._compiled: Any = None
         self.fallback = HeuristicAgent(self.rng)
         self.last_rollouts = 0
         """Rollouts made for the last decision (for benchmarks and tests)."""
@@ -283,6 +286,8 @@ class SearchAgent:
         rng = self.rng
         steps = self.rollout_steps
         real_time_scepter = observation.options.scepter_turns is None
+        if self.compiled:
+            return self._search_compiled(observation, me, candidates, preferred)
         inferred = HandInference(observation) if self.inference else None
         if inferred is not None and not inferred.informative:
             inferred = None  # (nothing to infer yet: the uniform deal, which is cheaper)
@@ -305,6 +310,27 @@ class SearchAgent:
         means = [total / worlds for total in totals]
         self.last_values = dict(zip(candidates, means, strict=True))
         # Near-ties go to the heuristic's choice: within about one standard error of a win rate.
+        margin = PRIOR_MARGIN / math.sqrt(worlds)
+        best = max(range(k), key=lambda i: means[i] + (margin if candidates[i] == preferred else 0.0))
+        return candidates[best]
+
+
+    def _search_compiled(
+        self, observation: Observation, me: int, candidates: list[AnyAction], preferred: AnyAction
+    ) -> AnyAction:
+        import numpy as np
+
+        from ..rl.batch.rollouts import CompiledRollouts
+
+        if self._compiled is None:
+            self._compiled = CompiledRollouts(observation.options, self.rollout_steps)
+        k = len(candidates)
+        worlds = max(1, (self.iterations or 200) // k)
+        rng = np.random.default_rng(self.rng.getrandbits(64))
+        world = observation.sample_state(self.rng)
+        means = self._compiled.values(world, me, candidates, worlds, rng)
+        self.last_rollouts = worlds * k
+        self.last_values = dict(zip(candidates, means, strict=True))
         margin = PRIOR_MARGIN / math.sqrt(worlds)
         best = max(range(k), key=lambda i: means[i] + (margin if candidates[i] == preferred else 0.0))
         return candidates[best]

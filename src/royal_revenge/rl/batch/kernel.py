@@ -25,7 +25,7 @@ import numpy as np
 
 from ...engine import Scoring
 from ...engine.actions import MAX_SEATS
-from ...engine.cards import NUM_FACES, WILD_CODE
+from ...engine.cards import CARDS_OF_COLOUR, NUM_FACES, WILD_CODE
 from ..encoding import (
     CALL_UNO_ACTION,
     CATCH,
@@ -222,11 +222,137 @@ def _random_all(legal: Any, bits: Any, out: Any) -> None:
         out[b] = _pick_random(legal, b, np.uint64(bits[b]))
 
 
+# What plays for the other seats after a step (``_run``'s ``bots``).
+NO_BOTS: Final = 0
+RANDOM_BOTS: Final = 1
+ROLLOUT_BOTS: Final = 2
+
+MOST_COLOURED_POINTS: Final = int(max(_POINTS[face] for face in range(NUM_FACES) if _COLOUR[face] != NONE))
+COLOUR_CARDS: Final = np.array(CARDS_OF_COLOUR, dtype=np.int64)
+
+
+@_inline
+def _threat(size: int) -> float:
+    return float(4 - size) if size < 4 else 0.0
+
+
+@_inline
+def _most_dangerous(b: int, n: int, held: Any, scores: Any, direction: Any, seat: int) -> int:
+    """:func:`royal_revenge.bots.search.rollout_policy`'s target: fewest cards, highest score, soonest after ``seat``."""
+    best, best_key = -1, np.int64(1) << 62
+    for other in range(n):
+        if other != seat:  # the key (size, -score, order) as one number: scores are below 2**24
+            order = ((other - seat) * direction[b]) % n
+            key = (np.int64(held[b, other]) << 40) + ((np.int64(1) << 24) - scores[b, other]) * 8 + order
+            if key < best_key:
+                best, best_key = other, key
+    return best
+
+
+@_inline
+def _rollout_action(b: int, n: int, hands: Any, held: Any, discard: Any, discard_size: Any, discard_counts: Any,
+                    colour: Any, direction: Any, king: Any, jester: Any, decision: Any, drawn: Any, selected: Any,
+                    chance: Any, legal: Any, scores: Any) -> int:
+    """:func:`royal_revenge.bots.search.rollout_policy` for game ``b``'s selected seat, on the batch's arrays.
+
+    The same rules, the cards compared in the order of their faces (the engine's in the order of the hand: the
+    two differ only where two playable cards are valued alike). UNO is called with the card, a player without
+    it is caught, and any other chance is passed."""
+    seat = selected[b]
+    if legal[b, CALL_UNO_ACTION]:
+        return CALL_UNO_ACTION
+    for offset in range(1, n):
+        if legal[b, CATCH + offset]:
+            return CATCH + offset
+    if chance[b]:
+        return PASS
+    stage = decision[b]
+    if stage == DRAWN:
+        card = drawn[b]
+        if card >= 0 and legal[b, card]:
+            return (PLAY_UNO if held[b, seat] == 2 else 0) + card
+        return KEEP_ACTION
+    if stage == TURN:
+        playable = 0
+        only = -1
+        for face in range(FACES):
+            if legal[b, face]:
+                playable += hands[b, seat, face]
+                only = face
+        if playable == 0:
+            return DRAW_ACTION
+        plays = PLAY_UNO if held[b, seat] == 2 else 0
+        if playable == 1:
+            return plays + only
+        counts = np.zeros(4, dtype=np.int64)
+        for face in range(FACES):
+            if CARD_COLOUR[face] >= 0:
+                counts[CARD_COLOUR[face]] += hands[b, seat, face]
+        next_size = held[b, (seat + direction[b]) % n]
+        previous_size = held[b, (seat - direction[b]) % n]
+        smallest_other = 1 << 30
+        for other in range(n):
+            if other != seat:
+                smallest_other = min(smallest_other, held[b, other])
+        best, best_value = only, -1000.0
+        for face in range(FACES):
+            if not legal[b, face]:
+                continue
+            kind = KIND[face]
+            card_colour = CARD_COLOUR[face]
+            if kind == NUMBER:
+                value = POINTS[face] / MOST_COLOURED_POINTS
+            elif kind == WILD_CARD:
+                value = 1.0 - 4.0 * (playable > 1)
+                if king[b] == seat:
+                    value += 0.5 + counts.max()
+                else:
+                    value -= 1.0
+                card_colour = -1
+            else:
+                value = 1.0
+                if kind == SKIP:
+                    value += 2.0 if n == 2 else 0.5 + 1.5 * _threat(next_size)
+                elif kind == REVERSE:
+                    if n > 2:
+                        value += 0.2 + _threat(next_size) - _threat(previous_size)
+                elif kind == JESTER_CARD:
+                    hat = jester[b]
+                    if hat == seat:
+                        value -= 2.5
+                    elif hat >= 0:
+                        value += 1.0 + _threat(held[b, hat])
+                elif king[b] == seat:  # a King's Choice the King plays
+                    value += 1.0 + _threat(smallest_other)
+                else:
+                    value += 0.5
+            if card_colour >= 0:
+                value += counts[card_colour] - 1
+            if value > best_value:
+                best, best_value = face, value
+        return plays + best
+    if stage == COLOUR_CHOICE:
+        values = np.zeros(4, dtype=np.float64)
+        target = _most_dangerous(b, n, held, scores, direction, seat)
+        weight = 0.08 + 0.12 * _threat(held[b, target])
+        for choice in range(4):
+            values[choice] = -weight * COLOUR_CARDS[choice]
+        for face in range(FACES):
+            card_colour = CARD_COLOUR[face]
+            if card_colour >= 0:
+                mine = hands[b, seat, face]
+                values[card_colour] += mine * (1 + POINTS[face] / 100) + weight * (mine + discard_counts[b, face])
+        return COLOUR + np.argmax(values)
+    target = _most_dangerous(b, n, held, scores, direction, seat)
+    return (VICTIM if stage == VICTIM_CHOICE else JESTER) + (target - seat) % n
+
+
 @_jit
 def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_counter: Any, earned: Any,
-         learner_terminated: Any, learner_truncated: Any, with_bots: bool) -> None:
-    """Each game's step (:func:`.rules.step`); ``with_bots``: then its random bots, up to its learner's next
-    decision (:func:`.env.learner_step`), with what the learner earned and whether its episode ended.
+         learner_terminated: Any, learner_truncated: Any, bots: int) -> None:
+    """Each game's step (:func:`.rules.step`); with ``bots`` RANDOM_BOTS, then its random bots, up to its learner's
+    next decision (:func:`.env.learner_step`), with what the learner earned and whether its episode ended; with
+    ROLLOUT_BOTS, then every seat played by :func:`_rollout_action` to the episode's end (the search's rollouts).
 
     ``s`` is the state and ``packed`` the :class:`Params`, both as plain tuples (Numba's dispatcher takes
     microseconds a call to type a named tuple, a fraction of one for a plain one).
@@ -694,16 +820,22 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
 
     for b in range(actions.shape[0]):
         action, moves = actions[b], active[b]
-        me = learner[b] if with_bots else 0
+        me = learner[b] if bots != NO_BOTS else 0
         bot_key = _mix(np.uint64(key[b]) ^ BOT_SALT)
         while True:  # (one call site of the step: each is compiled in full)
             _step_game(b, action, moves)
-            if not with_bots:
+            if bots == NO_BOTS:
                 break
             earned[b] += rewards[b, me]
             learner_terminated[b] = learner_terminated[b] or terminated[b]
             learner_truncated[b] = learner_truncated[b] or truncated[b]
-            if selected[b] == me or decision[b] == GAME_OVER:
+            if decision[b] == GAME_OVER:
+                break
+            if bots == ROLLOUT_BOTS:
+                action = _rollout_action(b, n, hands, held, discard, discard_size, discard_counts, colour, direction,
+                                         king, jester, decision, drawn, selected, chance, legal, scores)
+                continue
+            if selected[b] == me:
                 break
             action = _pick_random(legal, b, _bits(bot_key, bot_counter[b]))
             bot_counter[b] = np.uint32((np.uint64(bot_counter[b]) + np.uint64(1)) & M32)
@@ -810,7 +942,7 @@ def step(state: State, action: Any, config: Config, active: Any = None) -> State
     batch = state.decision.shape[0]
     moving = np.ones(batch, dtype=bool) if active is None else np.asarray(active, dtype=bool)
     state = _fresh(state)
-    _run(tuple(state), _packed(config), actions, moving, _NO_SEATS, _NO_COUNTERS, _NO_REWARDS, moving, moving, False)
+    _run(tuple(state), _packed(config), actions, moving, _NO_SEATS, _NO_COUNTERS, _NO_REWARDS, moving, moving, NO_BOTS)
     return state
 
 
@@ -838,7 +970,7 @@ def learner_step(state: State, action: Any, learner: Any, bot_counter: Any,
     truncated = np.zeros(batch, dtype=bool)
     state = _fresh(state)
     _run(tuple(state), _packed(config), np.asarray(action).astype(np.int64), np.ones(batch, dtype=bool),
-         np.asarray(learner).astype(np.int64), counter, earned, terminated, truncated, True)
+         np.asarray(learner).astype(np.int64), counter, earned, terminated, truncated, RANDOM_BOTS)
     return state, earned, terminated, truncated, counter
 
 

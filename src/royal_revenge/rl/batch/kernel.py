@@ -332,16 +332,15 @@ def _rollout_action(b: int, n: int, hands: Any, held: Any, discard: Any, discard
                 best, best_value = face, value
         return plays + best
     if stage == COLOUR_CHOICE:
-        values = np.zeros(4, dtype=np.float64)
-        target = _most_dangerous(b, n, held, scores, direction, seat)
-        weight = 0.08 + 0.12 * _threat(held[b, target])
-        for choice in range(4):
-            values[choice] = -weight * COLOUR_CARDS[choice]
+        mine = np.zeros(4, dtype=np.float64)
+        unseen = COLOUR_CARDS.copy()
         for face in range(FACES):
             card_colour = CARD_COLOUR[face]
             if card_colour >= 0:
-                mine = hands[b, seat, face]
-                values[card_colour] += mine * (1 + POINTS[face] / 100) + weight * (mine + discard_counts[b, face])
+                mine[card_colour] += hands[b, seat, face] * (1 + POINTS[face] / 100)
+                unseen[card_colour] -= hands[b, seat, face] + discard_counts[b, face]
+        target = _most_dangerous(b, n, held, scores, direction, seat)
+        values = mine - (0.08 + 0.12 * _threat(held[b, target])) * unseen
         return COLOUR + np.argmax(values)
     target = _most_dangerous(b, n, held, scores, direction, seat)
     return (VICTIM if stage == VICTIM_CHOICE else JESTER) + (target - seat) % n

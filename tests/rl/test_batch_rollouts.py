@@ -10,13 +10,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from royal_revenge.bots import HeuristicAgent
+from royal_revenge.bots import HeuristicAgent, SearchAgent
 from royal_revenge.bots.search import _candidates, rollout, rollout_policy
-from royal_revenge.engine import Decision, GameOptions, GameState
+from royal_revenge.engine import Decision, GameOptions, GameState, Scoring
 from royal_revenge.engine.position import position
 from royal_revenge.rl.batch import kernel
 from royal_revenge.rl.batch.rollouts import CompiledRollouts
 from royal_revenge.rl.encoding import action_index, legal_action_ints
+from royal_revenge.sim import play_game
 
 from .batch_reference import FIELDS_COMPARED, engine_state
 
@@ -105,10 +106,10 @@ def test_values_agree_with_the_engines_rollouts() -> None:
                 trial = world.copy()
                 trial.step(me, action)
                 totals[index] += rollout(trial, me, 25)
-        compiled = CompiledRollouts(observation.options, 25).values(
-            observation.sample_state(rng), me, candidates, worlds, np.random.default_rng(1))
-        for total, value in zip(totals, compiled, strict=True):
-            assert abs(total / worlds - value) < 0.035, (candidates, totals, compiled)
+        compiled = CompiledRollouts(observation.options, 25).totals(
+            observation.sample_state(rng), me, candidates, worlds, seed=1)
+        for total, compiled_total in zip(totals, compiled, strict=True):
+            assert abs(total - compiled_total) / worlds < 0.035, (candidates, totals, compiled)
         checked += 1
     assert checked == 6
 
@@ -118,7 +119,27 @@ def test_a_sure_win_is_valued_one() -> None:
     rollouts = CompiledRollouts(state.options, 25)
     observation = state.observe(0)
     candidates = [a for a in state.legal_actions(0) if getattr(a, "uno", False)]
-    values = rollouts.values(observation.sample_state(random.Random(1)), 0, candidates, 200, np.random.default_rng(2))
-    by_card = {str(action.card): value for action, value in zip(candidates, values, strict=True)}  # type: ignore[union-attr]
-    assert by_card["RS"] == 1.0
-    assert by_card["R3"] < 1.0
+    totals = rollouts.totals(observation.sample_state(random.Random(1)), 0, candidates, 200, seed=2)
+    by_card = {str(action.card): total for action, total in zip(candidates, totals, strict=True)}  # type: ignore[union-attr]
+    assert by_card["RS"] == 200
+    assert by_card["R3"] < 200
+
+
+@pytest.mark.parametrize("options", [
+    GameOptions(players=2, single_round=True, two_player_reverse_skips=False),
+    GameOptions(players=3, target_score=60),
+    GameOptions(players=5, single_round=True, scepter_turns=None),
+    GameOptions(players=6, single_round=True, scoring=Scoring.LOWEST_TALLY),
+])
+def test_the_compiled_search_plays_whole_games(options: GameOptions) -> None:
+    # Every table size and option the batch knows: a game of compiled searches and a heuristic bot runs to its
+    # end (the driver refuses any illegal action), the searches searching.
+    searches = [SearchAgent(seat, iterations=60, rollouts="compiled") for seat in range(options.players - 1)]
+    searched = []
+
+    def note(_seat: int | None, _action: object, _state: GameState) -> None:
+        searched.extend(agent.last_rollouts for agent in searches)
+
+    log = play_game(GameState.new(options, seed=options.players), [*searches, HeuristicAgent(9)], on_step=note)
+    assert log.rounds and log.rounds[-1] is not None
+    assert max(searched) == 60

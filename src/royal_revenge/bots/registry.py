@@ -15,8 +15,9 @@ Bots:
 * ``random``: uniform over the legal actions (no parameters).
 * ``heuristic``: rule-based play (parameters ``forget_uno`` and ``randomness``, probabilities).
 * ``search``: determinized Monte Carlo search (parameters ``iterations``, ``budget_ms``,
-  ``rollout_steps``, ``inference``, ``clock``; with neither budget it makes 200 rollouts per
-  decision).
+  ``rollout_steps``, ``inference``, ``rollouts``, ``clock``; with neither budget it makes 200
+  rollouts per decision; ``rollouts="compiled"`` plays them on the batched core compiled with
+  Numba, the ``numba`` extra).
 * ``expert``: the policy network trained by self-play (``royal-revenge train``), played with NumPy
   (parameters ``weights``, a ``.npz`` file, default the shipped one, and ``temperature``).
 
@@ -66,6 +67,7 @@ _PARAMS: Final[Mapping[str, Mapping[str, str]]] = {
         "budget_ms": "a positive number of milliseconds",
         "rollout_steps": "a whole number, at least 0",
         "inference": "true or false: deal the hidden hands as the round's history suggests (default false)",
+        "rollouts": "engine or compiled: play the rollouts on the engine or on the compiled batched core (Numba)",
         "clock": "a function returning seconds",
     },
     "expert": {

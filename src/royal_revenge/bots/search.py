@@ -29,11 +29,12 @@ who forgot is always caught; optional chances with nothing to do are passed with
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from ..engine import (
     AnyAction,
@@ -51,6 +52,9 @@ from .base import seeded_rng
 from .heuristic import MOST_COLOURED_POINTS, HeuristicAgent
 from .inference import HandInference
 
+if TYPE_CHECKING:
+    from ..rl.batch.rollouts import CompiledRollouts
+
 __all__ = ["SearchAgent", "rollout_policy", "rollout"]
 
 _TURN: Final = Decision.TURN
@@ -67,6 +71,10 @@ _NUMBER: Final = Kind.NUMBER
 
 DEFAULT_ROLLOUT_STEPS: Final = 25
 """Steps a rollout plays before the hand sizes decide its value."""
+ROLLOUTS: Final = ("engine", "compiled")
+"""Where the rollouts are played: on the engine (pure Python) or on the compiled batched core (Numba)."""
+COMPILED_CHUNK: Final = 512
+"""Worlds per call of the compiled rollouts."""
 PRIOR_MARGIN: Final = 0.5
 """The heuristic's choice wins when within ``PRIOR_MARGIN / sqrt(worlds)`` of the best mean."""
 
@@ -237,6 +245,13 @@ class SearchAgent:
             raise ValueError(f"rollout_steps must be a whole number of at least 0, not {rollout_steps!r}")
         if not isinstance(inference, bool):
             raise ValueError(f"inference must be true or false, not {inference!r}")
+        if rollouts not in ROLLOUTS:
+            raise ValueError(f"rollouts must be {' or '.join(map(repr, ROLLOUTS))}, not {rollouts!r}")
+        if rollouts == "compiled":
+            if inference:
+                raise ValueError("inference works with the engine's rollouts only, not with rollouts='compiled'")
+            if importlib.util.find_spec("numba") is None:
+                raise ValueError("rollouts='compiled' needs Numba: pip install 'royal-revenge[numba]'")
         if iterations is None and budget_ms is None:
             iterations = 200
         self.rng = seeded_rng(seed)
@@ -245,8 +260,8 @@ class SearchAgent:
         self.clock = clock
         self.rollout_steps = rollout_steps
         self.inference = inference
-        self.compiled = rollouts == "compiled"
-        self._compiled: Any = None
+        self.rollouts = rollouts
+        self._compiled: CompiledRollouts | None = None
         self.fallback = HeuristicAgent(self.rng)
         self.last_rollouts = 0
         """Rollouts made for the last decision (for benchmarks and tests)."""
@@ -282,31 +297,33 @@ class SearchAgent:
         k = len(candidates)
         totals = [0.0] * k
         worlds = 0
-        rollouts = 0
         rng = self.rng
-        steps = self.rollout_steps
-        real_time_scepter = observation.options.scepter_turns is None
-        if self.compiled:
-            return self._search_compiled(observation, me, candidates, preferred)
+        compiled = self._compiled_rollouts(observation) if self.rollouts == "compiled" else None
         inferred = HandInference(observation) if self.inference else None
         if inferred is not None and not inferred.informative:
             inferred = None  # (nothing to infer yet: the uniform deal, which is cheaper)
-        while True:
-            if limit is not None and rollouts + k > max(limit, k):
-                break
+        most_worlds = None if limit is None else max(limit, k) // k
+        while most_worlds is None or worlds < most_worlds:
             if deadline is not None and worlds > 0 and clock() >= deadline:
                 break
+            if compiled is not None:
+                # A chunk of worlds per call (small enough for a millisecond budget to stop in time).
+                count = COMPILED_CHUNK if most_worlds is None else min(COMPILED_CHUNK, most_worlds - worlds)
+                base = observation.sample_state(rng)
+                chunk = compiled.totals(base, me, candidates, count, rng.getrandbits(64))
+                totals = [total + more for total, more in zip(totals, chunk, strict=True)]
+                worlds += count
+                continue
             world = observation.sample_state(rng, inferred.deal(rng) if inferred is not None else None)
-            if real_time_scepter and world.scepter_running and not world.fanfare_queued:
+            if observation.options.scepter_turns is None and world.scepter_running and not world.fanfare_queued:
                 # With no turn-counted scepter, imagine the default one (R-KING-1).
                 world.scepter_left = max(1, rng.randint(*DEFAULT_SCEPTER_TURNS) - world.turns_since_scepter)
             for index, action in enumerate(candidates):
                 trial = world.copy()
                 trial.step(me, action)
-                totals[index] += rollout(trial, me, steps)
+                totals[index] += rollout(trial, me, self.rollout_steps)
             worlds += 1
-            rollouts += k
-        self.last_rollouts = rollouts
+        self.last_rollouts = worlds * k
         means = [total / worlds for total in totals]
         self.last_values = dict(zip(candidates, means, strict=True))
         # Near-ties go to the heuristic's choice: within about one standard error of a win rate.
@@ -314,26 +331,14 @@ class SearchAgent:
         best = max(range(k), key=lambda i: means[i] + (margin if candidates[i] == preferred else 0.0))
         return candidates[best]
 
+    def _compiled_rollouts(self, observation: Observation) -> CompiledRollouts:
+        """The compiled rollouts for this table's options (made at the first decision, kept while they hold)."""
+        from ..rl.batch.rollouts import CompiledRollouts  # (NumPy and Numba: imported only when used)
 
-    def _search_compiled(
-        self, observation: Observation, me: int, candidates: list[AnyAction], preferred: AnyAction
-    ) -> AnyAction:
-        import numpy as np
-
-        from ..rl.batch.rollouts import CompiledRollouts
-
-        if self._compiled is None:
-            self._compiled = CompiledRollouts(observation.options, self.rollout_steps)
-        k = len(candidates)
-        worlds = max(1, (self.iterations or 200) // k)
-        rng = np.random.default_rng(self.rng.getrandbits(64))
-        world = observation.sample_state(self.rng)
-        means = self._compiled.values(world, me, candidates, worlds, rng)
-        self.last_rollouts = worlds * k
-        self.last_values = dict(zip(candidates, means, strict=True))
-        margin = PRIOR_MARGIN / math.sqrt(worlds)
-        best = max(range(k), key=lambda i: means[i] + (margin if candidates[i] == preferred else 0.0))
-        return candidates[best]
+        compiled = self._compiled
+        if compiled is None or compiled.options != observation.options:
+            compiled = self._compiled = CompiledRollouts(observation.options, self.rollout_steps)
+        return compiled
 
 
 def _candidates(legal_actions: Sequence[AnyAction]) -> list[AnyAction]:

@@ -237,8 +237,8 @@ def _threat(size: int) -> float:
 
 
 @_inline
-def _most_dangerous(b: int, n: int, held: Any, scores: Any, direction: Any, seat: int) -> int:
-    """:func:`royal_revenge.bots.search.rollout_policy`'s target: fewest cards, highest score, soonest after ``seat``."""
+def _most_dangerous(b: int, n: int, held: Any, scores: Any, direction: Any, seat: int) -> Any:
+    """The rollout policy's target (as the search bot's): fewest cards, highest score, soonest after ``seat``."""
     best, best_key = -1, np.int64(1) << 62
     for other in range(n):
         if other != seat:  # the key (size, -score, order) as one number: scores are below 2**24
@@ -252,7 +252,7 @@ def _most_dangerous(b: int, n: int, held: Any, scores: Any, direction: Any, seat
 @_inline
 def _rollout_action(b: int, n: int, hands: Any, held: Any, discard: Any, discard_size: Any, discard_counts: Any,
                     colour: Any, direction: Any, king: Any, jester: Any, decision: Any, drawn: Any, selected: Any,
-                    chance: Any, legal: Any, scores: Any) -> int:
+                    chance: Any, legal: Any, scores: Any) -> Any:
     """:func:`royal_revenge.bots.search.rollout_policy` for game ``b``'s selected seat, on the batch's arrays.
 
     The same rules, the cards compared in the order of their faces (the engine's in the order of the hand: the

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ...engine import AnyAction, GameOptions, GameState
+from ...engine import AnyAction, GameOptions, GameState, Scoring
 from ...engine.cards import NUM_FACES, POINTS_OF
 from ...engine.options import DEFAULT_SCEPTER_TURNS
 from ..encoding import NUM_ACTIONS, action_index
@@ -45,6 +45,8 @@ class CompiledRollouts:
 
     def __init__(self, options: GameOptions, rollout_steps: int) -> None:
         # A game whose scepter runs on real time imagines the default one, as the engine's rollouts do (R-KING-1).
+        self.options = options
+        self.real_time_scepter = options.scepter_turns is None
         turns = DEFAULT_SCEPTER_TURNS if options.scepter_turns is None else options.scepter_turns
         single = replace(options, single_round=True, scepter_turns=turns)
         self.config = Config(single, episode="round", reward="win", autoreset="next-step",
@@ -53,14 +55,16 @@ class CompiledRollouts:
         self.players = options.players
         self.scepter_turns = turns
 
-    def values(self, world: GameState, me: int, candidates: Sequence[AnyAction], worlds: int,
-               rng: np.random.Generator) -> list[float]:
-        """The mean value for ``me`` of each candidate over ``worlds`` deals of ``world``'s hidden cards.
+    def totals(self, world: GameState, me: int, candidates: Sequence[AnyAction], worlds: int,
+               seed: int) -> list[float]:
+        """The summed value for ``me`` of each candidate over ``worlds`` deals of ``world``'s hidden cards
+        (each value from 0, a lost round, to 1, a won one), the deals drawn from ``seed``.
 
         ``world`` is one state that agrees with ``me``'s observation (``Observation.sample_state``); every
         deal keeps what ``me`` sees (its hand, the discard pile, the public fields) and deals the other hands
         and the draw pile anew from the cards ``me`` cannot place, with a new scepter delay.
         """
+        rng = np.random.default_rng(seed)
         n, k = self.players, len(candidates)
         base = self._row(world, me)
         hidden = [int(card) for seat in range(n) if seat != me for card in world.hands[seat]]
@@ -84,9 +88,15 @@ class CompiledRollouts:
         fields["hand_points"] = (hands.astype(np.int32) * _POINTS).sum(axis=2, dtype=np.int32)
         fields["pile"][:, : pool.size - start] = dealt[:, start:]
         if world.scepter_running and not world.fanfare_queued:
+            # As the engine's search draws them: among the delays still possible, or with no turn-counted
+            # scepter the default one's, at least one turn (Observation.sample_state, SearchAgent).
             low, high = self.scepter_turns
             since = world.turns_since_scepter
-            fields["scepter_left"] = (rng.integers(max(low, since + 1), high + 1, size=worlds) - since).astype(np.int32)
+            if self.real_time_scepter:
+                left = np.maximum(1, rng.integers(low, high + 1, size=worlds) - since)
+            else:
+                left = rng.integers(max(low, since + 1), high + 1, size=worlds) - since
+            fields["scepter_left"] = left.astype(np.int32)
         fields["key"] = rng.integers(0, 1 << 32, size=worlds, dtype=np.uint32)
         # Every world once per candidate: rows world * k + candidate.
         state = State(**{name: np.repeat(value, k, axis=0) for name, value in fields.items()})
@@ -100,8 +110,13 @@ class CompiledRollouts:
                     np.zeros(rows, dtype=np.uint32), earned, finished, truncated, kernel.ROLLOUT_BOTS)
         weights = np.exp(-0.55 * state.held.astype(np.float64))
         by_hands = weights[:, me] / weights.sum(axis=1)
-        value = np.where(finished, (earned > 0).astype(np.float64), by_hands)
-        return [float(mean) for mean in value.reshape(worlds, k).mean(axis=0)]
+        # A finished round is won by going out (or, standard scoring, by the fewest points in a stalemate,
+        # where the reward says who won; with the lowest tally it would name the lowest total instead).
+        won = state.held[:, me] == 0
+        if self.options.scoring is Scoring.STANDARD:
+            won |= earned > 0
+        value = np.where(finished, won.astype(np.float64), by_hands)
+        return [float(total) for total in value.reshape(worlds, k).sum(axis=0)]
 
     def _row(self, state: GameState, me: int) -> dict[str, Any]:
         """One game of the batch from an engine state (the inverse of tests/rl/batch_reference.engine_state),

@@ -75,7 +75,8 @@ class Timed:
 
 def make(spec: str, seed: int, clock: str = "wall") -> Agent:
     """``random``, ``heuristic``, ``search@MS`` (milliseconds per decision, on the given clock) or ``search#N``
-    (N rollouts per decision), with ``/STEPS`` for rollouts of STEPS steps (``search#200/60``);
+    (N rollouts per decision), with ``/STEPS`` for rollouts of STEPS steps (``search#200/60``; by default 25
+    on the engine, to the end of the round compiled);
     ``search-uniform@MS`` and ``search-uniform#N`` deal the hidden hands uniformly instead of as the history
     suggests; ``search-compiled#N`` plays its rollouts on the compiled batched core (the ``numba`` extra);
     ``expert`` (the shipped weights) or ``expert=PATH`` (weights from ``royal-revenge train``); any

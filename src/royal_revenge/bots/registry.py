@@ -65,7 +65,7 @@ _PARAMS: Final[Mapping[str, Mapping[str, str]]] = {
     "search": {
         "iterations": "a whole number of rollouts, at least 1",
         "budget_ms": "a positive number of milliseconds",
-        "rollout_steps": "a whole number, at least 0",
+        "rollout_steps": "a whole number, at least 0 (default: 25 on the engine, to the round's end compiled)",
         "inference": "true or false: deal the hidden hands as the round's history suggests (default false)",
         "rollouts": "engine or compiled: play the rollouts on the engine or on the compiled batched core (Numba)",
         "clock": "a function returning seconds",

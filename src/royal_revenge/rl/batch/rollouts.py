@@ -39,18 +39,18 @@ def _optional(value: int | None) -> int:
 class CompiledRollouts:
     """Values of candidate actions from rollouts of sampled worlds, compiled (one kernel call per decision).
 
-    ``rollout_steps`` bounds a rollout as the engine's do (0: to the end of the round); an unfinished
-    rollout is valued by the hand sizes (:func:`royal_revenge.bots.search.hand_size_value`).
+    ``rollout_steps`` bounds a rollout as the engine's do, after the candidate's own step (``None``: to the end of
+    the round); an unfinished rollout is valued by the hand sizes (:func:`royal_revenge.bots.search.hand_size_value`).
     """
 
-    def __init__(self, options: GameOptions, rollout_steps: int) -> None:
+    def __init__(self, options: GameOptions, rollout_steps: int | None) -> None:
         # A game whose scepter runs on real time imagines the default one, as the engine's rollouts do (R-KING-1).
         self.options = options
         self.real_time_scepter = options.scepter_turns is None
         turns = DEFAULT_SCEPTER_TURNS if options.scepter_turns is None else options.scepter_turns
         single = replace(options, single_round=True, scepter_turns=turns)
         self.config = Config(single, episode="round", reward="win", autoreset="next-step",
-                             max_steps=rollout_steps if rollout_steps > 0 else None)
+                             max_steps=None if rollout_steps is None else rollout_steps + 1)
         self.packed = kernel._packed(self.config)
         self.players = options.players
         self.scepter_turns = turns

@@ -15,6 +15,7 @@ from royal_revenge.bots import (
     SearchAgent,
     make_agent,
 )
+from royal_revenge.bots.registry import HARD_ENGINE
 from royal_revenge.engine import Card, GameOptions, GameState, OptionsError, Play
 from royal_revenge.engine.position import position
 from royal_revenge.sim import play_game
@@ -41,7 +42,11 @@ def test_kinds_and_settings() -> None:
     easy = make_agent("easy", seed=1)
     assert isinstance(easy, HeuristicAgent) and easy.forget_uno > 0 and easy.randomness > 0
     hard = make_agent("hard", seed=1)
-    assert isinstance(hard, SearchAgent) and hard.budget_ms is not None and hard.iterations is not None
+    assert isinstance(hard, SearchAgent) and hard.budget_ms == 100 and hard.iterations == 6400
+    # (the test environment has the numba extra: the hard level plays its rollouts compiled, to the round's end)
+    assert hard.rollouts == "compiled" and hard.rollout_steps is None
+    on_engine = make_agent("hard", seed=1, **{**HARD_ENGINE, "rollouts": "engine"})
+    assert isinstance(on_engine, SearchAgent) and on_engine.iterations == 400 and on_engine.rollout_steps == 25
     search = make_agent("search", seed=1, budget_ms=50)
     assert isinstance(search, SearchAgent) and search.budget_ms == 50 and search.iterations is None
     assert isinstance(make_agent(" Heuristic "), HeuristicAgent)

@@ -143,3 +143,11 @@ def test_the_compiled_search_plays_whole_games(options: GameOptions) -> None:
     log = play_game(GameState.new(options, seed=options.players), [*searches, HeuristicAgent(9)], on_step=note)
     assert log.rounds and log.rounds[-1] is not None
     assert max(searched) == 60
+
+
+def test_warming_up_the_hard_level_compiles_the_rollouts() -> None:
+    from royal_revenge.bots.registry import warm_up
+
+    assert warm_up("hard")
+    assert kernel._run.signatures  # compiled (or loaded from the cache) in this process
+    assert warm_up("expert") and warm_up("normal")

@@ -156,3 +156,20 @@ def test_table_resume_checks_the_record() -> None:
     table, tok = fresh()
     with pytest.raises(TableError, match="does not replay"):
         table.resume(tok, tampered, 5.0)
+
+
+async def test_a_table_with_a_hard_bot_prepares_its_compiled_search_at_the_start() -> None:
+    # (the test environment has the numba extra: the hard level's rollouts are compiled, and warmed in a thread)
+    client = LocalClient(LocalGame(fast_settings(), "Ann", 7, ("hard", "normal"), seed=3), clock=FakeClock())
+    await client.start()
+    try:
+        warming = client._warming
+        assert warming is not None and await warming
+    finally:
+        await client.close()
+    easy = LocalClient(LocalGame(fast_settings(), "Ann", 7, ("easy", "normal"), seed=3), clock=FakeClock())
+    await easy.start()
+    try:
+        assert easy._warming is None
+    finally:
+        await easy.close()

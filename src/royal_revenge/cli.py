@@ -453,57 +453,6 @@ def train(minutes: float, updates: int | None, out: Path, checkpoint: Path | Non
 
 
 @cli.command()
-@click.option("--games", type=click.IntRange(min=0), default=1600, show_default=True,
-              help="4-player rounds of the search to add to --data (0: train on the data as it is).")
-@click.option("--rollouts", type=click.IntRange(min=1), default=6400, show_default=True,
-              help="The search's compiled rollouts per decision.")
-@click.option("--seed", "-s", type=click.IntRange(min=0), default=1000, show_default=True,
-              help="Seed of the games (a run that adds games to the same data needs another).")
-@click.option("--workers", type=click.IntRange(1, 256), default=2, show_default=True,
-              help="Processes playing the games.")
-@click.option("--data", type=click.Path(dir_okay=False, path_type=Path), default=Path("distill.npz"),
-              show_default=True, help="The search's decisions: kept, and added to by each run.")
-@click.option("--start", "start", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The weights to start from (written by royal-revenge train or distill).  [default: the shipped]")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("expert.npz"), show_default=True,
-              help="The taught weights for the expert bot.")
-@click.option("--epochs", type=click.IntRange(min=1), default=25, show_default=True,
-              help="Passes over the decisions.")
-@click.option("--eval-rounds", type=click.IntRange(min=0), default=400, show_default=True,
-              help="4-player rounds against three heuristic bots, for the start and the taught network.")
-def distill(games: int, rollouts: int, seed: int, workers: int, data: Path, start: Path | None, out: Path,
-            epochs: int, eval_rounds: int) -> None:
-    """Teach the expert network the strongest search's choices (pip install 'royal-revenge[rl,train,numba]').
-
-    The search on compiled rollouts plays one seat of 4-player rounds against heuristic and search bots; its
-    decisions are kept in --data, and the network (the shipped one, or --start) learns to choose as it did
-    (docs/rl.md). Run again with another --seed to add games, or with --games 0 to train on the data again.
-    """
-    try:
-        import numba  # noqa: F401
-
-        from .bots.expert import WEIGHTS
-        from .rl.distill import DistillConfig
-        from .rl.distill import distill as run_distill
-    except ImportError as error:
-        raise click.UsageError(f"{error}: pip install 'royal-revenge[rl,train,numba]'") from None
-    if start is not None and not start.is_file():
-        raise click.UsageError(f"--start: there is no weights file at {start}")
-    if games == 0 and not data.is_file():
-        raise click.UsageError(f"--games 0 trains on the data in --data, and there is none at {data}")
-    _writable_target(out, "weights")
-    _writable_target(data, "data")
-    config = DistillConfig(games=games, rollouts=rollouts, seed=seed, workers=workers, data=data,
-                           start=start or WEIGHTS, out=out, epochs=epochs, eval_rounds=eval_rounds)
-    try:
-        run_distill(config, log=lambda line: click.echo(line))
-    except ValueError as error:  # too few decisions, a data file or weights of another kind
-        raise click.UsageError(str(error)) from None
-    except KeyboardInterrupt:
-        raise click.ClickException(f"interrupted: the decisions of finished runs are in {data}") from None
-
-
-@cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on.")
 @click.option("--db", "db", default=None, metavar="PATH|URL",

@@ -152,7 +152,7 @@ def _expert(seed: int | random.Random | None, **settings: Any) -> Agent:
 def warm_up(name: str) -> bool:
     """Prepare in this process what a bot of this name needs before it first decides, for a thread at start-up:
     the expert's weights, the compiled rollouts of a search that plays on them (Numba compiles them the first
-    time, tens of seconds, and loads them from its cache afterwards, about a second). False, with a warning in the
+    time, some 20 seconds, and loads them from its cache afterwards, about a second). False, with a warning in the
     log, if that failed (the bot would then try again when it first decides)."""
     try:
         agent = make_agent(name)

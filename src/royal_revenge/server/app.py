@@ -147,7 +147,7 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
         if agent_factory is None:
             await asyncio.to_thread(_warm_expert_bot)
             # The hard level's compiled rollouts, beside the start rather than before it (a first compilation
-            # takes tens of seconds; until it is done a hard bot's first move waits for it).
+            # takes some 20 seconds; until it is done a hard bot's first move waits for it).
             warming = asyncio.create_task(asyncio.to_thread(warm_up, "hard"))
         leases = Leases(own_store, node, lease_seconds) if node is not None else None
         hub = Hub(own_store, clock, agent_factory, idle_seconds=idle_seconds,

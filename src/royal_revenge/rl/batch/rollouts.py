@@ -178,7 +178,7 @@ class CompiledRollouts:
 
 def warm_up() -> None:
     """Compile the kernel the rollouts use (or load it from Numba's cache: about a second), so that the first
-    compiled search to decide in this process does not wait for it. A first compilation takes tens of seconds."""
+    compiled search to decide in this process does not wait for it. A first compilation takes some 20 seconds."""
     state = GameState.new(GameOptions(players=3, single_round=True), seed=0)
     king = state.decider  # (a new game waits for its King to choose the Jester: two choices)
     assert king is not None

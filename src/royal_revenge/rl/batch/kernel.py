@@ -831,6 +831,8 @@ def _run(s: Any, packed: Any, actions: Any, active: Any, learner: Any, bot_count
             if decision[b] == GAME_OVER:
                 break
             if bots == ROLLOUT_BOTS:
+                if illegal[b]:  # (cannot happen, tests/rl/test_batch_rollouts.py; if it did, stop: not loop forever)
+                    break
                 action = _rollout_action(b, n, hands, held, discard, discard_size, discard_counts, colour, direction,
                                          king, jester, decision, drawn, selected, chance, legal, scores)
                 continue

@@ -22,7 +22,7 @@ sampled world is the bot's own imagination: the bot never sees the true state.
 
 With ``rollouts="compiled"`` (the ``numba`` extra) the worlds are played on the batched core
 compiled with Numba (:mod:`royal_revenge.rl.batch.rollouts`): the same rollout policy on arrays,
-a chunk of worlds per call, about ten times as many rollouts in the same time, and by default to
+a chunk of worlds per call, six to ten times as many rollouts in the same time, and by default to
 the end of the round (the engine's stop after 25 steps). Measured against three heuristic bots,
 that is the strongest bot here (README, "Bot strength"); the ``hard`` level plays it.
 
@@ -76,7 +76,7 @@ _KINGS_CHOICE: Final = Kind.KINGS_CHOICE
 _NUMBER: Final = Kind.NUMBER
 
 DEFAULT_ROLLOUT_STEPS: Final = 25
-"""Steps an engine rollout plays before the hand sizes decide its value (compiled rollouts, ten times as fast,
+"""Steps an engine rollout plays before the hand sizes decide its value (compiled rollouts, six to ten times as fast,
 play to the end of the round: valued by the hand sizes, a cut-off rollout misjudges the long-term choices)."""
 ROLLOUTS: Final = ("engine", "compiled")
 """Where the rollouts are played: on the engine (pure Python) or on the compiled batched core (Numba)."""

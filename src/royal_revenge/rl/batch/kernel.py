@@ -78,7 +78,7 @@ from .rules import (
 )
 from .rules import _mix as _mix_array
 
-__all__ = ["Params", "learner_step", "observe", "params", "policy_learner_step", "random_actions", "step"]
+__all__ = ["Params", "learner_step", "observe", "params", "play_out", "policy_learner_step", "random_actions", "step"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 # Compiled on first use, and cached on disk beside this file (a later process loads them in a moment).
@@ -973,6 +973,23 @@ def learner_step(state: State, action: Any, learner: Any, bot_counter: Any,
     _run(tuple(state), _packed(config), np.asarray(action).astype(np.int64), np.ones(batch, dtype=bool),
          np.asarray(learner).astype(np.int64), counter, earned, terminated, truncated, RANDOM_BOTS)
     return state, earned, terminated, truncated, counter
+
+
+def play_out(state: State, action: Any, learner: Any, config: Config) -> tuple[np.ndarray[Any, Any],
+                                                                              np.ndarray[Any, Any]]:
+    """Each game's ``action``, then every seat played by the search bot's rollout policy (:func:`_rollout_action`)
+    to the end of the episode (its round, or ``config.max_steps`` steps of it, which ``config.autoreset``
+    "next-step" keeps in place): the state's arrays are updated in place. Returns (what ``learner``, a seat per
+    game, earned, whether the episode finished rather than being cut): :mod:`.rollouts`, the search's rollouts."""
+    if config.autoreset != "next-step":
+        raise ValueError("the rollouts need autoreset='next-step'")
+    batch = state.decision.shape[0]
+    earned = np.zeros(batch, dtype=np.float32)
+    finished = np.zeros(batch, dtype=bool)
+    cut = np.zeros(batch, dtype=bool)
+    _run(tuple(state), _packed(config), np.asarray(action).astype(np.int64), np.ones(batch, dtype=bool),
+         np.asarray(learner).astype(np.int64), np.zeros(batch, dtype=np.uint32), earned, finished, cut, ROLLOUT_BOTS)
+    return earned, finished
 
 
 def random_actions(state: State, bits: Any) -> np.ndarray[Any, Any]:

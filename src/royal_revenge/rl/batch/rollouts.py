@@ -3,7 +3,7 @@
 :class:`~royal_revenge.bots.search.SearchAgent` compares its candidate actions by playing sampled worlds on
 (flat Monte Carlo). With ``rollouts="compiled"`` it does that here: the worlds are dealt as rows of a batch
 (:class:`~royal_revenge.rl.batch.rules.State`), one row per world and candidate, and the Numba kernel plays
-every row on with :func:`~royal_revenge.rl.batch.kernel._rollout_action` (the search's rule-based rollout
+every row on with :func:`~royal_revenge.rl.batch.kernel.play_out` (the search's rule-based rollout
 policy, on arrays), each game on its own to the end of the round or the step limit. The rows of one world
 share its deal and its random stream, so the candidates are compared on the same hidden cards, as in the
 engine's rollouts.
@@ -51,7 +51,6 @@ class CompiledRollouts:
         single = replace(options, single_round=True, scepter_turns=turns)
         self.config = Config(single, episode="round", reward="win", autoreset="next-step",
                              max_steps=None if rollout_steps is None else rollout_steps + 1)
-        self.packed = kernel._packed(self.config)
         self.players = options.players
         self.scepter_turns = turns
 
@@ -103,11 +102,7 @@ class CompiledRollouts:
         rows = worlds * k
         actions = np.tile(np.array([action_index(action, me, n) for action in candidates], dtype=np.int64), worlds)
         state.legal[np.arange(rows), actions] = True
-        earned = np.zeros(rows, dtype=np.float32)
-        finished = np.zeros(rows, dtype=bool)
-        truncated = np.zeros(rows, dtype=bool)
-        kernel._run(tuple(state), self.packed, actions, np.ones(rows, dtype=bool), np.full(rows, me, dtype=np.int64),
-                    np.zeros(rows, dtype=np.uint32), earned, finished, truncated, kernel.ROLLOUT_BOTS)
+        earned, finished = kernel.play_out(state, actions, np.full(rows, me), self.config)
         weights = np.exp(-0.55 * state.held.astype(np.float64))
         by_hands = weights[:, me] / weights.sum(axis=1)
         # A finished round is won by going out (or, standard scoring, by the fewest points in a stalemate,

@@ -21,16 +21,13 @@ from typing import Any
 import numpy as np
 
 from ...engine import AnyAction, GameOptions, GameState, Scoring
-from ...engine.cards import NUM_FACES, POINTS_OF
+from ...engine.cards import NUM_FACES
 from ...engine.options import DEFAULT_SCEPTER_TURNS
 from ..encoding import NUM_ACTIONS, action_index
 from . import kernel
-from .rules import DECK_SIZE, NONE, Config, State
+from .rules import _POINTS, DECK_SIZE, NONE, Config, State
 
 __all__ = ["CompiledRollouts"]
-
-_POINTS = np.array(POINTS_OF[:NUM_FACES], dtype=np.int32)
-
 
 def _optional(value: int | None) -> int:
     return NONE if value is None else int(value)

@@ -41,13 +41,16 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
-    db = tmp_path_factory.mktemp("web") / "tables.db"
+    folder = tmp_path_factory.mktemp("web")
     script = Path(sys.executable).with_name("royal-revenge")
+    # The server's log goes to a file: a pipe nobody reads fills up (64 KiB) and then blocks the server mid-game.
+    log = (folder / "server.log").open("wb")
     process = subprocess.Popen(
         # (every browser test opens its tables from this one address: the per-address bound of 20 live tables, which
         # tests/server covers, would refuse the later ones)
-        [str(script), "serve", "--port", str(port), "--db", str(db), "--log-level", "warning", "--no-rate-limits"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [str(script), "serve", "--port", str(port), "--db", str(folder / "tables.db"), "--log-level", "warning",
+         "--no-rate-limits"],
+        stdout=subprocess.DEVNULL, stderr=log,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -58,12 +61,13 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     break
         except OSError as error:
             if process.poll() is not None or time.monotonic() > deadline:
-                output = process.stderr.read().decode() if process.stderr else ""
+                output = (folder / "server.log").read_text(errors="replace")
                 raise RuntimeError(f"server did not start: {output}") from error
             time.sleep(0.1)
     yield url
     process.terminate()
     process.wait(timeout=10)
+    log.close()
 
 
 @pytest.fixture(scope="session")

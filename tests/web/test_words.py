@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_next_game import DEVELOPER_WORDS, _seated, shown_text, take_turn, visible
+from tests.web.test_next_game import DEVELOPER_WORDS, _seated, shown_text, take_turn, visible, where
 from tests.web.test_next_page import version, view
 
 pytestmark = pytest.mark.timeout(300)
@@ -27,7 +27,7 @@ def _wait_for_own_turn(page: Any) -> None:
             return
         if not visible(page, "#royal") or not take_turn(page, call_uno=True):
             page.wait_for_timeout(80)
-    raise AssertionError("Ann's turn never came")
+    raise AssertionError(f"Ann's turn never came: {where(page)}")
 
 
 def test_the_page_shows_the_servers_words_for_the_prompt_the_cards_and_the_buttons(pages: Any,

@@ -127,3 +127,30 @@ def test_same_seed_same_decisions() -> None:
 
     for name in ("random", "easy", "normal", "hard"):
         assert run(name) == run(name)
+
+
+def test_a_warm_up_in_the_background_answers_when_done_and_holds_no_stop_back() -> None:
+    """The hard level's compilation runs beside a server's or a local table's start; a process stopped meanwhile
+    (some 20 seconds on a fresh machine) must end at once, not when the compilation does."""
+    import subprocess
+    import sys
+    import time
+
+    from royal_revenge.bots.registry import warm_up_in_background
+
+    assert warm_up_in_background("normal").result(timeout=30) is True
+    assert warm_up_in_background("no-such-bot").result(timeout=30) is False  # (warned in the log, not raised)
+
+    script = """
+import time
+from royal_revenge.bots import registry
+registry.warm_up = lambda name: time.sleep(120) or True  # (a compilation that takes long)
+answer = registry.warm_up_in_background("hard")
+time.sleep(0.2)
+assert not answer.done()
+print("started", flush=True)
+"""
+    began = time.monotonic()
+    finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert finished.returncode == 0 and finished.stdout.strip() == "started", finished.stderr
+    assert time.monotonic() - began < 30  # (it would have waited out the 120 s)

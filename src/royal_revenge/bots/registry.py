@@ -38,14 +38,17 @@ from __future__ import annotations
 import importlib.util
 import logging
 import random
+import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from typing import Any, Final
 
 from .base import Agent, RandomAgent
 from .heuristic import HeuristicAgent
 from .search import SearchAgent
 
-__all__ = ["BOT_NAMES", "BOTS", "HARD_COMPILED", "HARD_ENGINE", "LEVELS", "BotConfigError", "make_agent", "warm_up"]
+__all__ = ["BOT_NAMES", "BOTS", "HARD_COMPILED", "HARD_ENGINE", "LEVELS", "BotConfigError", "make_agent", "warm_up",
+           "warm_up_in_background"]
 
 _log = logging.getLogger(__name__)
 
@@ -164,6 +167,22 @@ def warm_up(name: str) -> bool:
         _log.warning("the %s bot could not be prepared", name, exc_info=True)
         return False
     return True
+
+
+def warm_up_in_background(name: str) -> Future[bool]:
+    """:func:`warm_up` in a daemon thread; the future holds its answer (``asyncio.wrap_future`` awaits it).
+
+    A daemon thread rather than an executor's: a process stopped during a first compilation (some 20 seconds)
+    must not wait for it to end (an executor's threads are joined at the loop's and the interpreter's exit).
+    """
+    answer: Future[bool] = Future()
+
+    def prepare() -> None:
+        answer.set_running_or_notify_cancel()
+        answer.set_result(warm_up(name))
+
+    threading.Thread(target=prepare, name=f"warm-up-{name}", daemon=True).start()
+    return answer
 
 
 _FACTORIES: Final[Mapping[str, Callable[..., Agent]]] = {

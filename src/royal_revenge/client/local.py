@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from ..bots.registry import warm_up
+from ..bots.registry import warm_up_in_background
 from ..engine import GameRecord, RoyalRevengeError
 from ..session import BOT_LEVELS, Table, TableError, TableSettings
 from ..session.runner import TableRunner, host_command
@@ -88,7 +88,7 @@ class LocalClient(BaseClient):
         self._runner = TableRunner(self.clock, self._table_of, self._due)
         self._task: asyncio.Task[None] | None = None
         """The runner's loop, while the table runs."""
-        self._warming: asyncio.Task[bool] | None = None
+        self._warming: asyncio.Future[bool] | None = None
         self._published = -1
 
     # ------------------------------------------------------------------ the interface
@@ -123,7 +123,7 @@ class LocalClient(BaseClient):
         self._task = asyncio.create_task(self._runner.run(), name="local-table-clock")
         if self.agent_factory is None and "hard" in game.bots:
             # The hard level's compiled rollouts, while the first turns are played (registry.warm_up).
-            self._warming = asyncio.create_task(asyncio.to_thread(warm_up, "hard"), name="local-table-warm-up")
+            self._warming = asyncio.wrap_future(warm_up_in_background("hard"))
 
     async def act(self, action: dict[str, Any]) -> None:
         await self._handle(self.action_message(action))
@@ -139,9 +139,7 @@ class LocalClient(BaseClient):
         self._publish()
 
     async def close(self) -> None:
-        if self._warming is not None:
-            self._warming.cancel()  # (its thread finishes on its own)
-            self._warming = None
+        self._warming = None  # (its thread finishes on its own; a stop does not wait for it)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -31,7 +31,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..bots.registry import warm_up
+from ..bots.registry import warm_up_in_background
 from ..session import Phase, Table, TableError, TableSettings
 from ..session.runner import host_command
 from ..session.table import AgentFactory, clean_chat_text, clean_spectator_name, normalize_code
@@ -143,12 +143,11 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         own_store = store or await Store.connect(db_url, synchronous=synchronous)
-        warming = None
         if agent_factory is None:
             await asyncio.to_thread(_warm_expert_bot)
             # The hard level's compiled rollouts, beside the start rather than before it (a first compilation
-            # takes some 20 seconds; until it is done a hard bot's first move waits for it).
-            warming = asyncio.create_task(asyncio.to_thread(warm_up, "hard"))
+            # takes some 20 seconds; until it is done a hard bot's first move waits for it). A stop does not wait.
+            warm_up_in_background("hard")
         leases = Leases(own_store, node, lease_seconds) if node is not None else None
         hub = Hub(own_store, clock, agent_factory, idle_seconds=idle_seconds,
                   tables_per_address=chosen.tables_per_address, leases=leases)
@@ -157,8 +156,6 @@ def create_app(db_url: str, *, clock: Clock | None = None, agent_factory: AgentF
         try:
             yield
         finally:
-            if warming is not None:
-                warming.cancel()  # (its thread finishes on its own; nothing waits for it here)
             await hub.stop()
             if store is None:
                 await own_store.close()

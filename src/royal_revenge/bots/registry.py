@@ -178,8 +178,10 @@ def warm_up_in_background(name: str) -> Future[bool]:
     answer: Future[bool] = Future()
 
     def prepare() -> None:
-        answer.set_running_or_notify_cancel()
-        answer.set_result(warm_up(name))
+        waited_for = answer.set_running_or_notify_cancel()  # (False: nobody awaits it any more; it warms all the same)
+        prepared = warm_up(name)
+        if waited_for:
+            answer.set_result(prepared)
 
     threading.Thread(target=prepare, name=f"warm-up-{name}", daemon=True).start()
     return answer

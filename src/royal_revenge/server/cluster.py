@@ -417,6 +417,9 @@ def run(processes: int, host: str, port: int, db: str | None, lease_seconds: flo
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupted)
+    # (Ctrl-C is handled here too: a process started in the background by a shell without job control inherits
+    # SIGINT ignored, and Python then leaves it ignored)
+    previous_interrupt = signal.signal(signal.SIGINT, interrupted)
     try:
         try:
             cluster.start()
@@ -445,8 +448,10 @@ def run(processes: int, host: str, port: int, db: str | None, lease_seconds: flo
             try:
                 cluster.stop()
             finally:
-                signal.signal(signal.SIGINT, signal.default_int_handler)
+                signal.signal(signal.SIGINT, interrupted)
         echo("stopped")
         return status
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if previous_interrupt is not None:
+            signal.signal(signal.SIGINT, previous_interrupt)
